@@ -1,1 +1,41 @@
+//! # mcp-verdict
+//!
+//! Judges responses to MCP `tools/call` requests, per protocol revision, and says which layer
+//! failed, what a client should conclude, and which spec rule decided it.
+//!
+//! A tool call can come back HTTP 200 and still have failed: the body may be a JSON-RPC
+//! error, a result with `isError: true`, an `input_required` interim result, an SSE stream that
+//! broke before its final message, or not MCP at all. The engine reads the exchange once and
+//! lets a declarative rule table (`rules/*.toml`) and the project's versioned JSON Schemas
+//! (`schemas/<revision>/`) decide the verdict; every verdict cites the rules that applied.
+//!
+//! ```
+//! use mcp_verdict::{judge, Exchange, Headers, Options, Outcome, Protocol};
+//! use serde_json::json;
+//!
+//! let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+//!                      "params": {"name": "echo", "arguments": {}}});
+//! let body = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"failed"}],"isError":true}}"#;
+//! let ex = Exchange::new(Some(request), 200,
+//!                        Headers::new([("Content-Type", "application/json")]), body.to_vec());
+//! let protocols = [Protocol::V2025_11_25];
+//! let judgement = judge(&ex, &Options { protocols: Some(&protocols), ..Options::default() }).unwrap();
+//! assert_eq!(judgement.verdicts[0].outcome, Outcome::ToolError);
+//! ```
 
+pub mod checks;
+pub mod cli;
+pub mod engine;
+pub mod exchange;
+mod jsondup;
+pub mod model;
+pub mod protocol;
+pub mod render;
+pub mod rules;
+pub mod schema;
+
+pub use engine::{JudgeError, Judgement, Options, Verdict, judge};
+pub use exchange::{BodyEnd, Exchange, ExchangeError, ExchangeFile, Headers};
+pub use model::{Actor, Layer, Level, Outcome, Severity};
+pub use protocol::Protocol;
+pub use rules::RuleTable;

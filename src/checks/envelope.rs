@@ -1,0 +1,172 @@
+//! JSON-RPC envelope checks: version, result/error exclusivity, id matching, error codes.
+
+use serde_json::Value;
+
+use super::framing::kind;
+use super::{Eval, Params};
+use crate::engine::Cx;
+
+fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
+    if !cx.an.req.expects_response() {
+        return None;
+    }
+    cx.an.message()
+}
+
+pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(m) = response(cx) else {
+        return Eval::NotApplicable;
+    };
+    match m.get("jsonrpc") {
+        Some(Value::String(s)) if s == "2.0" => Eval::Pass,
+        Some(other) => Eval::hit("/jsonrpc", format!("`jsonrpc` is {other}, not \"2.0\"")),
+        None => Eval::hit(
+            "/jsonrpc",
+            "`jsonrpc` is missing; it must be exactly \"2.0\"",
+        ),
+    }
+}
+
+pub(super) fn result_xor_error(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(m) = response(cx) else {
+        return Eval::NotApplicable;
+    };
+    match (m.contains_key("result"), m.contains_key("error")) {
+        (true, false) | (false, true) => Eval::Pass,
+        (true, true) => Eval::hit(
+            "",
+            "the message has both `result` and `error`; a response has exactly one",
+        ),
+        (false, false) => {
+            let what = match (m.get("method"), m.get("id")) {
+                (Some(_), Some(_)) => {
+                    "a JSON-RPC request (it has `method` and `id`), not a response"
+                }
+                (Some(_), None) => "a JSON-RPC notification (it has `method`), not a response",
+                _ => "neither `result` nor `error`",
+            };
+            Eval::hit("", format!("the message has {what}"))
+        }
+    }
+}
+
+/// JSON-RPC id equality: same type and value; numbers compare numerically (`2` equals `2.0`).
+pub(crate) fn ids_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        _ => a == b,
+    }
+}
+
+fn show_id(v: &Value) -> String {
+    format!("{v} ({})", kind(v))
+}
+
+pub(super) fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(m) = response(cx) else {
+        return Eval::NotApplicable;
+    };
+    let Some(want) = cx.an.req.id else {
+        return Eval::NotApplicable;
+    };
+    let is_error = m.contains_key("error") && !m.contains_key("result");
+    if !m.contains_key("result") && !is_error {
+        return Eval::NotApplicable;
+    }
+    match m.get("id") {
+        // An error response may omit the id (or send null) when the request's id could not
+        // be read; `error_id_present` judges that case.
+        None | Some(Value::Null) if is_error => Eval::NotApplicable,
+        None => Eval::hit(
+            "/id",
+            format!(
+                "the response has no `id`; the request's id was {}",
+                show_id(want)
+            ),
+        ),
+        Some(got) if ids_equal(got, want) => Eval::Pass,
+        Some(got) => Eval::hit(
+            "/id",
+            format!(
+                "response id {} does not match request id {}",
+                show_id(got),
+                show_id(want)
+            ),
+        ),
+    }
+}
+
+pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(m) = response(cx) else {
+        return Eval::NotApplicable;
+    };
+    if !m.contains_key("error") || m.contains_key("result") || cx.an.req.id.is_none() {
+        return Eval::NotApplicable;
+    }
+    match m.get("id") {
+        None => Eval::hit(
+            "/id",
+            "the error response has no `id`, although the request's id was readable",
+        ),
+        Some(Value::Null) => Eval::hit(
+            "/id",
+            "the error response has `id: null`; MCP omits the id only when it could not be read, and the request's id was readable",
+        ),
+        Some(_) => Eval::Pass,
+    }
+}
+
+pub(super) fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
+    match cx.an.message() {
+        Some(m) if m.contains_key("error") => Eval::triggered(),
+        Some(_) => Eval::Pass,
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(lo), Some(hi)) = (p.min, p.max) else {
+        return Eval::NotApplicable;
+    };
+    let Some(code) = cx.an.error_code() else {
+        return Eval::NotApplicable;
+    };
+    if (lo..=hi).contains(&code) && !p.codes.contains(&code) {
+        Eval::hit(
+            "/error/code",
+            format!(
+                "error code {code} lies in {lo}..{hi} and is not one this revision defines there"
+            ),
+        )
+    } else {
+        Eval::Pass
+    }
+}
+
+pub(super) fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(code) = cx.an.error_code() else {
+        return Eval::NotApplicable;
+    };
+    if p.codes.contains(&code) {
+        Eval::hit(
+            "/error/code",
+            format!("error code {code} must not be used under this revision"),
+        )
+    } else {
+        Eval::Pass
+    }
+}
+
+pub(super) fn error_code_is(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(want), Some(code)) = (p.code, cx.an.error_code()) else {
+        return Eval::NotApplicable;
+    };
+    if code == want {
+        Eval::triggered()
+    } else {
+        Eval::Pass
+    }
+}

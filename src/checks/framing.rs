@@ -1,0 +1,85 @@
+//! Body framing checks: UTF-8, JSON well-formedness, one object per body.
+
+use serde_json::Value;
+
+use super::{Eval, Params};
+use crate::engine::excerpt;
+use crate::engine::{Body, Cx};
+
+fn applies(cx: &Cx<'_>) -> bool {
+    cx.an.is_2xx() && cx.an.req.expects_response()
+}
+
+pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !applies(cx) || !cx.an.json_branch() {
+        return Eval::NotApplicable;
+    }
+    match &cx.an.body {
+        Body::NotUtf8 { offset } => Eval::hit(
+            "",
+            format!("byte {offset} of the body starts an invalid UTF-8 sequence"),
+        ),
+        _ => Eval::Pass,
+    }
+}
+
+pub(super) fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !applies(cx) {
+        return Eval::NotApplicable;
+    }
+    match &cx.an.body {
+        Body::BadJson(e) => {
+            let from = e.offset.saturating_sub(20);
+            Eval::hit(
+                "",
+                format!(
+                    "the body is not well-formed JSON at line {}, column {} (byte {}): {}; near: {}",
+                    e.line,
+                    e.column,
+                    e.offset,
+                    e.message,
+                    excerpt(&cx.an.ex.body[from..], 60)
+                ),
+            )
+        }
+        Body::Json(_) => Eval::Pass,
+        _ => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn json_single_object(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !applies(cx) {
+        return Eval::NotApplicable;
+    }
+    match &cx.an.body {
+        Body::Json(Value::Object(_)) => Eval::Pass,
+        Body::Json(Value::Array(items)) => Eval::hit(
+            "",
+            format!(
+                "the body is a JSON array of {} item(s) (a JSON-RPC batch); a response to one request is a single JSON object",
+                items.len()
+            ),
+        ),
+        Body::Json(other) => Eval::hit(
+            "",
+            format!(
+                "the body is a JSON {}, not a JSON-RPC response object",
+                kind(other)
+            ),
+        ),
+        _ => Eval::NotApplicable,
+    }
+}
+
+/// The JSON type of a value, for messages.
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

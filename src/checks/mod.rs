@@ -1,0 +1,341 @@
+//! Named checks. Each check inspects the analysed exchange under one revision and says whether
+//! the condition it looks for is present (`Trigger`), absent (`Pass`) or cannot be judged
+//! (`NotApplicable`). What a trigger *means* (an outcome, a finding, a default) is decided by
+//! the rule table, never here.
+
+mod envelope;
+mod framing;
+mod mrtr;
+mod request;
+mod result;
+mod schema;
+mod transport;
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::engine::Cx;
+use crate::rules::PointerPattern;
+
+/// A check's verdict on one exchange.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Eval {
+    /// The check's precondition does not hold (e.g. no result to inspect).
+    NotApplicable,
+    /// Looked, and the condition is absent (for a requirement: satisfied).
+    Pass,
+    /// The condition is present (for a requirement: violated), with where and why.
+    Trigger(Vec<Hit>),
+}
+
+impl Eval {
+    /// A trigger with one hit.
+    pub fn hit(pointer: impl Into<String>, message: impl Into<String>) -> Eval {
+        Eval::Trigger(vec![Hit::new(pointer, message)])
+    }
+
+    /// A trigger that needs no detail (classification rules).
+    pub fn triggered() -> Eval {
+        Eval::Trigger(Vec::new())
+    }
+
+    /// `Pass` when `hits` is empty, else `Trigger(hits)`.
+    pub fn from_hits(hits: Vec<Hit>) -> Eval {
+        if hits.is_empty() {
+            Eval::Pass
+        } else {
+            Eval::Trigger(hits)
+        }
+    }
+}
+
+/// Where and why a check triggered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// JSON Pointer into the JSON-RPC message (empty: the exchange as a whole).
+    pub pointer: String,
+    /// What was found, for people.
+    pub message: String,
+    /// The SSE event the hit is in, when the body is a stream.
+    pub event: Option<usize>,
+}
+
+impl Hit {
+    /// A hit in the response message.
+    pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Hit {
+        Hit {
+            pointer: pointer.into(),
+            message: message.into(),
+            event: None,
+        }
+    }
+
+    /// A hit in a given SSE event.
+    pub fn in_event(event: usize, pointer: impl Into<String>, message: impl Into<String>) -> Hit {
+        Hit {
+            pointer: pointer.into(),
+            message: message.into(),
+            event: Some(event),
+        }
+    }
+}
+
+/// Where in the response message a schema definition applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Target {
+    /// The `result` of a tools/call response read as a final `CallToolResult`.
+    CompleteResult,
+    /// The `result` when it is an `InputRequiredResult`.
+    InputRequiredResult,
+    /// The `result` when it is a task handle.
+    TaskResult,
+    /// The `error` member of an error response.
+    Error,
+    /// The whole message, when it is an error response (optionally with a given code).
+    ErrorResponse,
+    /// The whole response message.
+    Response,
+}
+
+impl Target {
+    /// The JSON Pointer of the target inside the message.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Target::CompleteResult | Target::InputRequiredResult | Target::TaskResult => "/result",
+            Target::Error => "/error",
+            Target::ErrorResponse | Target::Response => "",
+        }
+    }
+}
+
+/// Parameters a rule passes to its check (the `[rule.params]` table). Each check declares
+/// which of these it accepts; loading rejects the rest.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Schema definition name (schema checks).
+    #[serde(default)]
+    pub def: Option<String>,
+    /// Where the definition applies (schema checks).
+    #[serde(default)]
+    pub at: Option<Target>,
+    /// Pointer patterns (relative to the target) whose schema errors this rule claims.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Schema keywords this rule claims (empty: any).
+    #[serde(default)]
+    pub keywords: Vec<String>,
+    /// A JSON-RPC error code.
+    #[serde(default)]
+    pub code: Option<i64>,
+    /// A list of JSON-RPC error codes.
+    #[serde(default)]
+    pub codes: Vec<i64>,
+    /// Lower bound of a code range (inclusive).
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// Upper bound of a code range (inclusive).
+    #[serde(default)]
+    pub max: Option<i64>,
+    /// An HTTP status code.
+    #[serde(default)]
+    pub status: Option<u16>,
+    /// A string value (e.g. a `resultType`).
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Method name to the client capability it needs (dotted path).
+    #[serde(default)]
+    pub methods: BTreeMap<String, String>,
+    #[serde(skip)]
+    patterns: Vec<PointerPattern>,
+    #[serde(skip)]
+    group: Option<usize>,
+    #[serde(skip)]
+    member: usize,
+}
+
+/// How a schema-checked rule takes part in its schema group.
+pub(crate) struct SchemaRoute {
+    pub def: String,
+    pub target: Target,
+    pub code: Option<i64>,
+    pub patterns: Vec<PointerPattern>,
+    pub keywords: Vec<String>,
+}
+
+impl Params {
+    /// Compiles derived data (pointer patterns); called once at load.
+    pub(crate) fn compile(&mut self) -> Result<(), String> {
+        self.patterns = self
+            .paths
+            .iter()
+            .map(|p| PointerPattern::parse(p))
+            .collect::<Result<_, _>>()?;
+        if self.def.is_some() && self.at.is_none() {
+            return Err("a schema `def` needs `at` (where in the message it applies)".into());
+        }
+        if self.def.is_some() && self.patterns.is_empty() {
+            return Err(
+                "a schema `def` needs `paths` (which errors the rule claims; `**` for all)".into(),
+            );
+        }
+        if let (Some(lo), Some(hi)) = (self.min, self.max)
+            && lo > hi
+        {
+            return Err(format!("`min` ({lo}) is above `max` ({hi})"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn schema_route(&self) -> Option<SchemaRoute> {
+        Some(SchemaRoute {
+            def: self.def.clone()?,
+            target: self.at?,
+            code: self.code,
+            patterns: self.patterns.clone(),
+            keywords: self.keywords.clone(),
+        })
+    }
+
+    pub(crate) fn set_group(&mut self, group: usize, member: usize) {
+        self.group = Some(group);
+        self.member = member;
+    }
+
+    /// The schema group this rule reads from (schema checks) and the rule's own index in the
+    /// revision's active list (the owner id its routed errors carry).
+    pub fn group(&self) -> Option<(usize, usize)> {
+        self.group.map(|g| (g, self.member))
+    }
+}
+
+/// A named check.
+#[derive(Debug)]
+pub struct CheckDef {
+    /// The name rules refer to.
+    pub name: &'static str,
+    /// What it looks for.
+    pub doc: &'static str,
+    /// Parameters it accepts.
+    pub params: &'static [&'static str],
+    /// Parameters it needs.
+    pub required: &'static [&'static str],
+    /// The check itself.
+    pub run: fn(&Cx<'_>, &Params) -> Eval,
+}
+
+macro_rules! checks {
+    ($( $name:literal => $f:path, [$($p:literal),*], [$($r:literal),*], $doc:literal; )*) => {
+        /// Every check the engine implements.
+        pub static REGISTRY: &[CheckDef] = &[
+            $( CheckDef { name: $name, doc: $doc, params: &[$($p),*], required: &[$($r),*], run: $f } ),*
+        ];
+    };
+}
+
+checks! {
+    "status_not_2xx" => transport::status_not_2xx, [], [],
+        "the HTTP status is outside 200-299";
+    "status_pairing" => transport::status_pairing, ["code", "status"], ["code", "status"],
+        "an error response with `code` arrived with an HTTP status other than `status`";
+    "missing_meta_rejected" => transport::missing_meta_rejected, [], [],
+        "the request lacked required `_meta` fields and the answer is not 400 with -32602";
+    "no_response_body" => transport::no_response_body, [], [],
+        "a 2xx other than 200 with an empty body answered a request";
+    "media_type_allowed" => transport::media_type_allowed, [], [],
+        "a 2xx answer to a request is neither application/json nor text/event-stream, or is empty";
+    "notification_accepted" => transport::notification_accepted, [], [],
+        "the request was a notification and the server answered 2xx";
+    "notification_no_body" => transport::notification_no_body, [], [],
+        "a notification was accepted with a status other than 202 or with a body";
+    "body_utf8" => framing::body_utf8, [], [],
+        "the JSON body is not valid UTF-8";
+    "json_well_formed" => framing::json_well_formed, [], [],
+        "the JSON body does not parse";
+    "json_single_object" => framing::json_single_object, [], [],
+        "the JSON body is not a single JSON object (e.g. a batch array)";
+    "jsonrpc_version" => envelope::jsonrpc_version, [], [],
+        "`jsonrpc` is missing or not \"2.0\"";
+    "result_xor_error" => envelope::result_xor_error, [], [],
+        "the message has both or neither of `result` and `error`";
+    "response_id_matches" => envelope::response_id_matches, [], [],
+        "the response `id` differs from the request `id` (type and value)";
+    "error_id_present" => envelope::error_id_present, [], [],
+        "an error response answering a readable request has no `id` or `id: null`";
+    "is_error_response" => envelope::is_error_response, [], [],
+        "the response carries `error`";
+    "error_code_range" => envelope::error_code_range, ["min", "max", "codes"], ["min", "max"],
+        "the error code lies in [min, max] and is not one of `codes`";
+    "error_code_in" => envelope::error_code_in, ["codes"], ["codes"],
+        "the error code is one of `codes`";
+    "error_code_is" => envelope::error_code_is, ["code"], ["code"],
+        "the error code equals `code`";
+    "schema" => schema::schema, ["def", "at", "paths", "keywords", "code"], ["def", "at", "paths"],
+        "the target does not validate against the revision's schema definition `def` (errors routed by pointer)";
+    "request_is_tools_call" => result::request_is_tools_call, [], [],
+        "the recorded request is not a tools/call request";
+    "result_is_object" => result::result_is_object, [], [],
+        "`result` is not a JSON object";
+    "result_type_absent" => result::result_type_absent, [], [],
+        "the result has no `resultType` (under a revision that defines it)";
+    "result_type_recognized" => result::result_type_recognized, [], [],
+        "`resultType` is not a string this client recognises (core values plus declared extensions)";
+    "result_type_is" => result::result_type_is, ["value"], ["value"],
+        "`resultType` equals `value` and is recognised";
+    "task_result" => result::task_result, [], [],
+        "a task-augmented request was answered with a task handle (2025-11-25 `CreateTaskResult`)";
+    "is_error_absent" => result::is_error_absent, [], [],
+        "a final tool result has no `isError` member";
+    "is_error_true" => result::is_error_true, [], [],
+        "a final tool result has `isError: true`";
+    "tool_result_final" => result::tool_result_final, [], [],
+        "a final tool result is present";
+    "structured_content_mirrored" => result::structured_content_mirrored, [], [],
+        "`structuredContent` is present and no text block carries the same JSON";
+    "output_schema_conforms" => result::output_schema_conforms, [], [],
+        "the tool declares an `outputSchema` and the structured result is missing or does not conform";
+    "meta_key_format" => result::meta_key_format, [], [],
+        "a `_meta` key in the result does not follow the key-name format";
+    "server_info_present" => result::server_info_present, [], [],
+        "the result's `_meta` lacks `io.modelcontextprotocol/serverInfo`";
+    "irr_has_inputs_or_state" => mrtr::irr_has_inputs_or_state, [], [],
+        "an InputRequiredResult has neither `inputRequests` nor `requestState`";
+    "irr_capability_gate" => mrtr::irr_capability_gate, ["methods"], ["methods"],
+        "an input request needs a client capability the request did not declare";
+    "irr_keys_unique" => mrtr::irr_keys_unique, [], [],
+        "`inputRequests` repeats a key in the raw JSON";
+    "request_version_header" => request::request_version_header, [], [],
+        "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
+    "request_standard_headers" => request::request_standard_headers, [], [],
+        "the recorded request lacks Mcp-Method/Mcp-Name or they differ from the body";
+}
+
+/// Looks a check up by name.
+pub fn find(name: &str) -> Option<&'static CheckDef> {
+    REGISTRY.iter().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_params_declared() {
+        let mut names: Vec<&str> = REGISTRY.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len(), "duplicate check names");
+        for c in REGISTRY {
+            for r in c.required {
+                assert!(
+                    c.params.contains(r),
+                    "{}: required `{r}` not accepted",
+                    c.name
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Multi round-trip request checks on `InputRequiredResult` (2026-07-28).
+
+use serde_json::{Map, Value};
+
+use super::{Eval, Hit, Params};
+use crate::engine::{Cx, ResultKind};
+
+fn irr<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
+    cx.result_if(&ResultKind::InputRequired)
+}
+
+pub(super) fn irr_has_inputs_or_state(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(r) = irr(cx) else {
+        return Eval::NotApplicable;
+    };
+    if r.contains_key("inputRequests") || r.contains_key("requestState") {
+        Eval::Pass
+    } else {
+        Eval::hit(
+            "/result",
+            "the InputRequiredResult has neither `inputRequests` nor `requestState`, so the client cannot know what to send",
+        )
+    }
+}
+
+fn cap<'a>(caps: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('.');
+    let mut cur = caps.get(parts.next()?)?;
+    for p in parts {
+        cur = cur.as_object()?.get(p)?;
+    }
+    Some(cur)
+}
+
+pub(super) fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(r) = irr(cx) else {
+        return Eval::NotApplicable;
+    };
+    let Some(caps) = cx.an.req.capabilities else {
+        return Eval::NotApplicable;
+    };
+    let Some(requests) = r.get("inputRequests").and_then(Value::as_object) else {
+        return Eval::NotApplicable;
+    };
+    let mut hits = Vec::new();
+    for (key, req) in requests {
+        let Some(method) = req.get("method").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(base) = p.methods.get(method) else {
+            continue;
+        };
+        let params = req.get("params");
+        let mut needed: Vec<String> = vec![base.clone()];
+        let mut ok = cap(caps, base).is_some();
+        if ok && method == "elicitation/create" {
+            let mode = params
+                .and_then(|p| p.get("mode"))
+                .and_then(Value::as_str)
+                .unwrap_or("form");
+            let el = cap(caps, base).and_then(Value::as_object);
+            let declared = |m: &str| el.is_some_and(|e| e.contains_key(m));
+            // `elicitation: {}` declares form mode only.
+            let empty = el.is_some_and(Map::is_empty);
+            ok = match mode {
+                "url" => declared("url"),
+                _ => empty || declared("form"),
+            };
+            needed = vec![format!("{base}.{mode}")];
+        }
+        if ok && method == "sampling/createMessage" && params.and_then(|p| p.get("tools")).is_some()
+        {
+            ok = cap(caps, &format!("{base}.tools")).is_some();
+            needed = vec![format!("{base}.tools")];
+        }
+        if !ok {
+            hits.push(Hit::new(
+                format!("/result/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
+                format!(
+                    "input request `{key}` ({method}) needs the client capability `{}`, which the request's clientCapabilities did not declare",
+                    needed.join(", ")
+                ),
+            ));
+        }
+    }
+    Eval::from_hits(hits)
+}
+
+pub(super) fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
+    if irr(cx).is_none() {
+        return Eval::NotApplicable;
+    }
+    let Some(text) = cx.an.message_text() else {
+        return Eval::NotApplicable;
+    };
+    let dups = crate::jsondup::duplicate_keys(text);
+    let hits: Vec<Hit> = dups
+        .into_iter()
+        .filter(|d| {
+            d.strip_prefix("/result/inputRequests/")
+                .is_some_and(|rest| !rest.contains('/'))
+        })
+        .map(|d| {
+            let key = d.rsplit('/').next().unwrap_or("").to_string();
+            Hit::new(
+                d.clone(),
+                format!("`inputRequests` repeats the key \"{key}\"; most JSON parsers silently keep only the last one"),
+            )
+        })
+        .collect();
+    Eval::from_hits(hits)
+}

@@ -1,0 +1,307 @@
+//! Result checks: tools/call only, `resultType`, `CallToolResult` semantics the schema cannot
+//! express, structured content, output schemas, `_meta`.
+
+use serde_json::{Map, Value};
+
+use super::framing::kind;
+use super::{Eval, Hit, Params};
+use crate::engine::{Cx, ResultKind};
+
+pub(super) fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
+    let req = &cx.an.req;
+    if req.is_notification || cx.an.message().is_none() {
+        return Eval::NotApplicable;
+    }
+    match req.method {
+        Some("tools/call") => Eval::Pass,
+        Some(m) => Eval::hit(
+            "",
+            format!(
+                "the recorded request is `{m}`, not `tools/call`; there is no tool result to judge"
+            ),
+        ),
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
+    match cx.kind() {
+        ResultKind::Absent => Eval::NotApplicable,
+        ResultKind::NotObject => {
+            let r = cx.an.result().expect("NotObject has a result");
+            Eval::hit(
+                "/result",
+                format!("`result` is a JSON {}, not an object", kind(r)),
+            )
+        }
+        _ => Eval::Pass,
+    }
+}
+
+fn result_obj<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
+    cx.an.result().and_then(Value::as_object)
+}
+
+pub(super) fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
+    if cx.profile.result_types.is_none() {
+        return Eval::NotApplicable;
+    }
+    match result_obj(cx) {
+        Some(r) if !r.contains_key("resultType") => Eval::hit(
+            "/result/resultType",
+            "the result has no `resultType`; it is read as \"complete\"",
+        ),
+        Some(_) => Eval::Pass,
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
+    if cx.profile.result_types.is_none() {
+        return Eval::NotApplicable;
+    }
+    let Some(r) = result_obj(cx) else {
+        return Eval::NotApplicable;
+    };
+    if *cx.kind() != ResultKind::Unrecognized {
+        return Eval::Pass;
+    }
+    let known = cx.recognized_result_types().join(", ");
+    let v = r.get("resultType").expect("Unrecognized implies present");
+    let Some(s) = v.as_str() else {
+        return Eval::hit(
+            "/result/resultType",
+            format!("`resultType` is a JSON {}, not a string", kind(v)),
+        );
+    };
+    let hint = cx
+        .profile
+        .extension_result_types
+        .iter()
+        .find(|(_, vals)| vals.iter().any(|x| x == s))
+        .map(|(ext, _)| {
+            format!(
+                "; \"{s}\" belongs to the extension `{ext}`, which the request did not declare in clientCapabilities.extensions"
+            )
+        })
+        .unwrap_or_default();
+    Eval::hit(
+        "/result/resultType",
+        format!("`resultType` \"{s}\" is not recognised (recognised: {known}){hint}"),
+    )
+}
+
+pub(super) fn result_type_is(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(want) = p.value.as_deref() else {
+        return Eval::NotApplicable;
+    };
+    if result_obj(cx).is_none() || cx.profile.result_types.is_none() {
+        return Eval::NotApplicable;
+    }
+    let hit = match cx.kind() {
+        ResultKind::InputRequired => want == "input_required",
+        ResultKind::Task => want == "task",
+        ResultKind::Extension(v) => v == want,
+        ResultKind::Complete => want == "complete",
+        _ => false,
+    };
+    if hit { Eval::triggered() } else { Eval::Pass }
+}
+
+pub(super) fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
+    if cx.an.req.task.is_none() || result_obj(cx).is_none() {
+        return Eval::NotApplicable;
+    }
+    if *cx.kind() == ResultKind::Task {
+        Eval::triggered()
+    } else {
+        Eval::Pass
+    }
+}
+
+pub(super) fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
+    match cx.complete_result() {
+        Some(r) if !r.contains_key("isError") => Eval::triggered(),
+        Some(_) => Eval::Pass,
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
+    match cx.complete_result() {
+        Some(r) if r.get("isError") == Some(&Value::Bool(true)) => Eval::triggered(),
+        Some(_) => Eval::Pass,
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
+    match cx.complete_result() {
+        Some(_) => Eval::triggered(),
+        None => Eval::NotApplicable,
+    }
+}
+
+pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(r) = cx.complete_result() else {
+        return Eval::NotApplicable;
+    };
+    let Some(sc) = r.get("structuredContent") else {
+        return Eval::NotApplicable;
+    };
+    let Some(content) = r.get("content").and_then(Value::as_array) else {
+        return Eval::NotApplicable;
+    };
+    let mirrored = content.iter().any(|b| {
+        b.get("type").and_then(Value::as_str) == Some("text")
+            && b.get("text")
+                .and_then(Value::as_str)
+                .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .is_some_and(|parsed| &parsed == sc)
+    });
+    if mirrored {
+        Eval::Pass
+    } else {
+        Eval::hit(
+            "/result/structuredContent",
+            "`structuredContent` is not mirrored as serialized JSON in any text content block",
+        )
+    }
+}
+
+pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(r) = cx.complete_result() else {
+        return Eval::NotApplicable;
+    };
+    if r.get("isError") == Some(&Value::Bool(true)) {
+        // Whether an error result must carry conforming structured content is unsettled;
+        // like the reference SDKs, do not judge it.
+        return Eval::NotApplicable;
+    }
+    let Some(schema) = cx.an.ex.tool.as_ref().and_then(|t| t.get("outputSchema")) else {
+        return Eval::NotApplicable;
+    };
+    let Some(sc) = r.get("structuredContent") else {
+        return Eval::hit(
+            "/result/structuredContent",
+            "the tool declares an outputSchema but the result has no `structuredContent`",
+        );
+    };
+    // Remote `$ref`s are never fetched: an unresolvable schema cannot judge the result.
+    let validator = match jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(schema)
+    {
+        Ok(v) => v,
+        Err(_) => return Eval::NotApplicable,
+    };
+    let hits: Vec<Hit> = validator
+        .iter_errors(sc)
+        .map(|e| {
+            Hit::new(
+                format!("/result/structuredContent{}", e.instance_path()),
+                format!("does not conform to the tool's outputSchema: {e}"),
+            )
+        })
+        .collect();
+    Eval::from_hits(hits)
+}
+
+/// Whether a `_meta` key follows the key-name format of the base protocol.
+pub(crate) fn valid_meta_key(key: &str) -> bool {
+    let (prefix, name) = match key.rfind('/') {
+        Some(i) => (Some(&key[..i]), &key[i + 1..]),
+        None => (None, key),
+    };
+    if let Some(prefix) = prefix {
+        let labels_ok = prefix.split('.').all(|label| {
+            let b = label.as_bytes();
+            !b.is_empty()
+                && b[0].is_ascii_alphabetic()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+        });
+        if !labels_ok {
+            return false;
+        }
+    }
+    let b = name.as_bytes();
+    b.is_empty()
+        || (b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')))
+}
+
+pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(r) = result_obj(cx) else {
+        return Eval::NotApplicable;
+    };
+    let mut hits = Vec::new();
+    let mut scan = |meta: Option<&Value>, at: &str| {
+        if let Some(m) = meta.and_then(Value::as_object) {
+            for k in m.keys() {
+                if !valid_meta_key(k) {
+                    hits.push(Hit::new(
+                        format!("{at}/_meta/{}", k.replace('~', "~0").replace('/', "~1")),
+                        format!("`_meta` key \"{k}\" does not follow the key-name format (optional dotted prefix of letter-led labels plus `/`, then an alphanumeric-delimited name)"),
+                    ));
+                }
+            }
+        }
+    };
+    scan(r.get("_meta"), "/result");
+    if let Some(blocks) = r.get("content").and_then(Value::as_array) {
+        for (i, b) in blocks.iter().enumerate() {
+            scan(b.get("_meta"), &format!("/result/content/{i}"));
+        }
+    }
+    Eval::from_hits(hits)
+}
+
+pub(super) fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(r) = result_obj(cx) else {
+        return Eval::NotApplicable;
+    };
+    let has = r
+        .get("_meta")
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key("io.modelcontextprotocol/serverInfo"));
+    if has {
+        Eval::Pass
+    } else {
+        Eval::hit(
+            "/result/_meta",
+            "the result's `_meta` has no `io.modelcontextprotocol/serverInfo`",
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_meta_key;
+
+    #[test]
+    fn meta_keys() {
+        for ok in [
+            "io.modelcontextprotocol/serverInfo",
+            "com.example/x",
+            "plain",
+            "a.b-c_d",
+            "com.example/",
+            "progressToken",
+        ] {
+            assert!(valid_meta_key(ok), "{ok}");
+        }
+        for bad in [
+            "-x",
+            "x-",
+            "1com.example/x",
+            "com..example/x",
+            "com.example-/x",
+            "a b",
+        ] {
+            assert!(!valid_meta_key(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! HTTP-level checks: status, Content-Type branching, bodiless answers, notifications.
+
+use super::{Eval, Params};
+use crate::engine::excerpt;
+use crate::engine::{Body, Cx, Media};
+
+pub(super) fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
+    let s = cx.an.status();
+    if cx.an.is_2xx() {
+        Eval::Pass
+    } else {
+        Eval::hit("", format!("HTTP status {s} {}", reason(s)))
+    }
+}
+
+pub(super) fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(code), Some(status)) = (p.code, p.status) else {
+        return Eval::NotApplicable;
+    };
+    if cx.an.error_code() != Some(code) {
+        return Eval::NotApplicable;
+    }
+    let s = cx.an.status();
+    if s == status {
+        Eval::Pass
+    } else {
+        Eval::hit(
+            "/error/code",
+            format!("error {code} arrived with HTTP {s}; the revision pairs it with HTTP {status}"),
+        )
+    }
+}
+
+pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
+    let req = &cx.an.req;
+    if req.body.is_none() || req.is_notification || req.method.is_none() {
+        return Eval::NotApplicable;
+    }
+    let mut missing = Vec::new();
+    if req.meta_version.is_none() {
+        missing.push("io.modelcontextprotocol/protocolVersion");
+    }
+    if req.capabilities.is_none() {
+        missing.push("io.modelcontextprotocol/clientCapabilities");
+    }
+    if missing.is_empty() {
+        return Eval::NotApplicable;
+    }
+    if cx.an.status() == 400 && cx.an.error_code() == Some(-32602) {
+        return Eval::Pass;
+    }
+    let got = match cx.an.error_code() {
+        Some(c) => format!("HTTP {} with error {c}", cx.an.status()),
+        None => format!("HTTP {} without a -32602 error", cx.an.status()),
+    };
+    Eval::hit(
+        "",
+        format!(
+            "the request's _meta lacks {}; the server must reject it with HTTP 400 and -32602, but answered {got}",
+            missing.join(" and ")
+        ),
+    )
+}
+
+pub(super) fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !cx.an.is_2xx() || !cx.an.req.expects_response() || cx.an.status() == 200 {
+        return Eval::NotApplicable;
+    }
+    if matches!(cx.an.body, Body::Empty) {
+        Eval::hit(
+            "",
+            format!(
+                "HTTP {} {} with an empty body answered a request: the request was accepted but no JSON-RPC response was delivered",
+                cx.an.status(),
+                reason(cx.an.status())
+            ),
+        )
+    } else {
+        Eval::Pass
+    }
+}
+
+pub(super) fn media_type_allowed(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !cx.an.is_2xx() || !cx.an.req.expects_response() {
+        return Eval::NotApplicable;
+    }
+    let empty = matches!(cx.an.body, Body::Empty);
+    if empty && cx.an.status() != 200 {
+        return Eval::NotApplicable; // no_response_body decides that case
+    }
+    if empty {
+        return Eval::hit(
+            "",
+            "HTTP 200 with an empty body: expected one JSON object (application/json) or an SSE stream (text/event-stream)",
+        );
+    }
+    match &cx.an.media {
+        Media::Json | Media::EventStream => Eval::Pass,
+        other => Eval::hit(
+            "",
+            format!(
+                "Content-Type is {}, expected application/json or text/event-stream; the body starts: {}",
+                match other {
+                    Media::Missing => "missing".to_string(),
+                    m => format!("`{}`", m.as_str()),
+                },
+                excerpt(&cx.an.ex.body, 120)
+            ),
+        ),
+    }
+}
+
+pub(super) fn notification_accepted(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !cx.an.req.is_notification {
+        return Eval::NotApplicable;
+    }
+    if cx.an.is_2xx() {
+        Eval::triggered()
+    } else {
+        Eval::Pass
+    }
+}
+
+pub(super) fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
+    if !cx.an.req.is_notification || !cx.an.is_2xx() {
+        return Eval::NotApplicable;
+    }
+    let mut problems = Vec::new();
+    if cx.an.status() != 202 {
+        problems.push(format!("status {} instead of 202", cx.an.status()));
+    }
+    if !cx.an.ex.body.is_empty() {
+        problems.push(format!("a {}-byte body", cx.an.ex.body.len()));
+    }
+    if problems.is_empty() {
+        Eval::Pass
+    } else {
+        Eval::hit(
+            "",
+            format!(
+                "the notification was accepted with {}",
+                problems.join(" and ")
+            ),
+        )
+    }
+}
+
+/// The reason phrase of common status codes.
+pub(crate) fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        204 => "No Content",
+        301 => "Moved Permanently",
+        302 => "Found",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        413 => "Content Too Large",
+        415 => "Unsupported Media Type",
+        422 => "Unprocessable Content",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}

@@ -1,0 +1,96 @@
+//! The `mcp-verdict` command line. `main` only parses arguments and calls in here; the library
+//! does the work.
+
+mod classify;
+mod rules_cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::protocol::Protocol;
+use crate::rules::RuleTable;
+
+/// Judge MCP tools/call responses per protocol revision and cite the spec rule behind every
+/// verdict.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-verdict", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Judge one recorded exchange (an exchange file, or `-` for stdin).
+    Classify(classify::ClassifyArgs),
+    /// List the rule table, or explain one rule with its citation.
+    Rules(rules_cmd::RulesArgs),
+}
+
+/// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
+pub mod exit {
+    /// Everything as expected.
+    pub const OK: u8 = 0;
+    /// Findings at or above the failure threshold, or expectation mismatches.
+    pub const FINDINGS: u8 = 1;
+    /// Bad command line.
+    pub const USAGE: u8 = 2;
+    /// An input file could not be read or is not a valid exchange.
+    pub const INPUT: u8 = 3;
+}
+
+/// Which revisions to judge under, as given on the command line.
+#[derive(Debug, Clone)]
+pub(crate) enum ProtocolArg {
+    All,
+    One(Protocol),
+}
+
+pub(crate) fn parse_protocol(s: &str) -> Result<ProtocolArg, String> {
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(ProtocolArg::All);
+    }
+    Protocol::parse(s)
+        .map(ProtocolArg::One)
+        .ok_or_else(|| format!("unknown revision `{s}`; use {} or all", Protocol::names()))
+}
+
+pub(crate) fn protocols_of(arg: &Option<ProtocolArg>) -> Option<Vec<Protocol>> {
+    match arg {
+        None => None,
+        Some(ProtocolArg::All) => Some(Protocol::all().collect()),
+        Some(ProtocolArg::One(p)) => Some(vec![*p]),
+    }
+}
+
+/// Output format of `classify` and `rules`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// For people.
+    Text,
+    /// Machine-readable JSON.
+    Json,
+}
+
+pub(crate) fn load_table(dir: &Option<std::path::PathBuf>) -> Result<&'static RuleTable, ExitCode> {
+    match dir {
+        None => Ok(RuleTable::builtin()),
+        Some(d) => match RuleTable::from_dir(d) {
+            Ok(t) => Ok(Box::leak(Box::new(t))),
+            Err(e) => {
+                eprintln!("mcp-verdict: cannot load the rule table: {e}");
+                Err(ExitCode::from(exit::USAGE))
+            }
+        },
+    }
+}
+
+/// Runs the command line.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Classify(a) => classify::run(a),
+        Command::Rules(a) => rules_cmd::run(a),
+    }
+}

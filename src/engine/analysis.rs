@@ -1,0 +1,329 @@
+//! The revision-independent reading of an exchange: the request's facts, the media type, and
+//! the body parsed exactly once.
+
+use serde_json::{Map, Value};
+
+use crate::exchange::Exchange;
+
+/// The response's media type, compared case-insensitively with parameters ignored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Media {
+    /// `application/json`.
+    Json,
+    /// `text/event-stream`.
+    EventStream,
+    /// Any other media type (its essence, lowercased).
+    Other(String),
+    /// No Content-Type header.
+    Missing,
+}
+
+impl Media {
+    /// Parses a Content-Type value.
+    pub fn parse(header: Option<&str>) -> Media {
+        let Some(h) = header else {
+            return Media::Missing;
+        };
+        let essence = h.split(';').next().unwrap_or("").trim();
+        if essence.eq_ignore_ascii_case("application/json") {
+            Media::Json
+        } else if essence.eq_ignore_ascii_case("text/event-stream") {
+            Media::EventStream
+        } else if essence.is_empty() {
+            Media::Missing
+        } else {
+            Media::Other(essence.to_ascii_lowercase())
+        }
+    }
+
+    /// The essence as text (`(none)` when missing).
+    pub fn as_str(&self) -> &str {
+        match self {
+            Media::Json => "application/json",
+            Media::EventStream => "text/event-stream",
+            Media::Other(s) => s,
+            Media::Missing => "(none)",
+        }
+    }
+}
+
+/// Where and why a JSON body failed to parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonError {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// 0-based byte offset in the body.
+    pub offset: usize,
+    /// The parser's message.
+    pub message: String,
+}
+
+/// The body, read once.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// No bytes.
+    Empty,
+    /// A JSON body, parsed.
+    Json(Value),
+    /// A JSON-branch body that is not UTF-8: the first bad byte.
+    NotUtf8 {
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// A JSON-branch body that does not parse.
+    BadJson(JsonError),
+    /// A body not read as JSON (e.g. an HTML error page).
+    Opaque,
+}
+
+/// Facts about the request as recorded.
+#[derive(Clone, Debug, Default)]
+pub struct RequestFacts<'x> {
+    /// The JSON-RPC message as sent.
+    pub body: Option<&'x Value>,
+    /// Its `id`, when it is a request.
+    pub id: Option<&'x Value>,
+    /// Its `method`.
+    pub method: Option<&'x str>,
+    /// Whether it is a notification (`method` and no `id`).
+    pub is_notification: bool,
+    /// `params`.
+    pub params: Option<&'x Map<String, Value>>,
+    /// `params._meta`.
+    pub meta: Option<&'x Map<String, Value>>,
+    /// `params.name` of a tools/call.
+    pub tool_name: Option<&'x str>,
+    /// The `MCP-Protocol-Version` header.
+    pub header_version: Option<&'x str>,
+    /// `_meta["io.modelcontextprotocol/protocolVersion"]`.
+    pub meta_version: Option<&'x str>,
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"]`.
+    pub capabilities: Option<&'x Map<String, Value>>,
+    /// `_meta.progressToken`.
+    pub progress_token: Option<&'x Value>,
+    /// `_meta["io.modelcontextprotocol/logLevel"]`.
+    pub log_level: Option<&'x str>,
+    /// `params.task` (2025-11-25 task augmentation).
+    pub task: Option<&'x Value>,
+}
+
+/// `_meta` key of the per-request protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the per-request client capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+impl<'x> RequestFacts<'x> {
+    /// Reads the request side of an exchange.
+    pub fn of(ex: &'x Exchange) -> RequestFacts<'x> {
+        let body = ex.request.body.as_ref();
+        let obj = body.and_then(Value::as_object);
+        let method = obj.and_then(|o| o.get("method")).and_then(Value::as_str);
+        let id = obj.and_then(|o| o.get("id"));
+        let params = obj.and_then(|o| o.get("params")).and_then(Value::as_object);
+        let meta = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        RequestFacts {
+            body,
+            id,
+            method,
+            is_notification: method.is_some() && id.is_none(),
+            params,
+            meta,
+            tool_name: params.and_then(|p| p.get("name")).and_then(Value::as_str),
+            header_version: ex
+                .request
+                .headers
+                .get("MCP-Protocol-Version")
+                .map(str::trim),
+            meta_version: meta
+                .and_then(|m| m.get(META_PROTOCOL_VERSION))
+                .and_then(Value::as_str),
+            capabilities: meta
+                .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+                .and_then(Value::as_object),
+            progress_token: meta.and_then(|m| m.get("progressToken")),
+            log_level: meta
+                .and_then(|m| m.get("io.modelcontextprotocol/logLevel"))
+                .and_then(Value::as_str),
+            task: params.and_then(|p| p.get("task")),
+        }
+    }
+
+    /// Whether the request declared an extension in `clientCapabilities.extensions`.
+    pub fn declares_extension(&self, ext: &str) -> bool {
+        self.capabilities
+            .and_then(|c| c.get("extensions"))
+            .and_then(Value::as_object)
+            .is_some_and(|e| e.contains_key(ext))
+    }
+
+    /// Whether a response is expected (the request is a request, or was not recorded).
+    pub fn expects_response(&self) -> bool {
+        !self.is_notification
+    }
+}
+
+/// The analysed exchange.
+#[derive(Debug)]
+pub struct Analysis<'x> {
+    /// The exchange.
+    pub ex: &'x Exchange,
+    /// Request facts.
+    pub req: RequestFacts<'x>,
+    /// Response media type.
+    pub media: Media,
+    /// The body, read once.
+    pub body: Body,
+}
+
+impl<'x> Analysis<'x> {
+    /// Analyses an exchange: reads the request, branches on Content-Type, parses the body once.
+    pub fn new(ex: &'x Exchange) -> Analysis<'x> {
+        let req = RequestFacts::of(ex);
+        let media = Media::parse(ex.response_headers.get("Content-Type"));
+        let body = read_body(ex, &media);
+        Analysis {
+            ex,
+            req,
+            media,
+            body,
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.ex.status
+    }
+
+    /// Whether the status is 2xx.
+    pub fn is_2xx(&self) -> bool {
+        (200..300).contains(&self.ex.status)
+    }
+
+    /// The response message: the JSON object of the body. For a non-2xx status only when the
+    /// object looks like JSON-RPC (has `jsonrpc`, `result` or `error`).
+    pub fn message(&self) -> Option<&Map<String, Value>> {
+        let obj = match &self.body {
+            Body::Json(Value::Object(o)) => o,
+            _ => return None,
+        };
+        if self.is_2xx() || looks_like_jsonrpc(obj) {
+            Some(obj)
+        } else {
+            None
+        }
+    }
+
+    /// The response message as a value.
+    pub fn message_value(&self) -> Option<&Value> {
+        match &self.body {
+            Body::Json(v @ Value::Object(o)) if self.is_2xx() || looks_like_jsonrpc(o) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// `result` of the message (only for a well-formed response: `result` without `error`).
+    pub fn result(&self) -> Option<&Value> {
+        let m = self.message()?;
+        if m.contains_key("error") {
+            return None;
+        }
+        m.get("result")
+    }
+
+    /// `error` of the message.
+    pub fn error(&self) -> Option<&Value> {
+        self.message()?.get("error")
+    }
+
+    /// The error code, when it is an integer.
+    pub fn error_code(&self) -> Option<i64> {
+        self.error()?.get("code").and_then(as_integer)
+    }
+
+    /// The raw text of the response message (for checks that must see the text, e.g.
+    /// repeated keys).
+    pub fn message_text(&self) -> Option<&str> {
+        match &self.body {
+            Body::Json(_) => std::str::from_utf8(&self.ex.body).ok(),
+            _ => None,
+        }
+    }
+
+    /// Whether the body is read as JSON (JSON media, or JSON-looking text without a type).
+    pub fn json_branch(&self) -> bool {
+        matches!(
+            self.body,
+            Body::Json(_) | Body::BadJson(_) | Body::NotUtf8 { .. }
+        )
+    }
+}
+
+/// Reads an integer from a JSON number written either way (`-32602` or `-32602.0`), as JSON
+/// Schema's `integer` does.
+pub fn as_integer(v: &Value) -> Option<i64> {
+    if let Some(i) = v.as_i64() {
+        return Some(i);
+    }
+    let f = v.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+}
+
+fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("jsonrpc") || obj.contains_key("result") || obj.contains_key("error")
+}
+
+fn read_body(ex: &Exchange, media: &Media) -> Body {
+    let bytes = ex.body.as_slice();
+    if bytes.is_empty() {
+        return Body::Empty;
+    }
+    let sniff_json = || {
+        bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| *b == b'{' || *b == b'[')
+    };
+    let json = match media {
+        Media::Json => true,
+        Media::Missing => sniff_json(),
+        // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
+        // error in a wrong type is still worth reading for the code.
+        Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
+        Media::EventStream => false,
+    };
+    if !json {
+        return Body::Opaque;
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Body::NotUtf8 {
+                offset: e.valid_up_to(),
+            };
+        }
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Body::Json(v),
+        Err(e) => Body::BadJson(JsonError {
+            line: e.line(),
+            column: e.column(),
+            offset: offset_of(text, e.line(), e.column()),
+            message: e.to_string(),
+        }),
+    }
+}
+
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return (offset + column.saturating_sub(1)).min(text.len());
+        }
+        offset += l.len();
+    }
+    text.len()
+}

@@ -1,0 +1,352 @@
+//! The judging pipeline. An exchange is analysed once (body read and parsed once, request facts
+//! extracted once); then, per revision, every rule the table activates runs its named check
+//! against that analysis and the table's effects turn triggers into a verdict.
+
+mod analysis;
+mod verdict;
+
+use std::cell::OnceCell;
+
+use serde_json::{Map, Value};
+
+pub use analysis::{Analysis, Body, JsonError, Media, RequestFacts};
+pub use verdict::{
+    CiteOut, CiteRole, DefaultOut, Difference, ErrorFacts, EvalStatus, Evaluation, Facts, Finding,
+    FindingOut, Judgement, JudgementOut, Verdict, VerdictOut, excerpt, facts_for, json_path,
+};
+
+use crate::checks::{Eval, Target};
+use crate::exchange::Exchange;
+use crate::protocol::Protocol;
+use crate::rules::{RevisionProfile, RuleTable};
+use crate::schema::{self, RevisionSchemas};
+
+/// How to judge.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'t> {
+    /// The revisions to judge under; `None` takes them from the exchange.
+    pub protocols: Option<&'t [Protocol]>,
+    /// The rule table.
+    pub table: &'t RuleTable,
+}
+
+impl Default for Options<'static> {
+    fn default() -> Self {
+        Options {
+            protocols: None,
+            table: RuleTable::builtin(),
+        }
+    }
+}
+
+/// Why an exchange could not be judged: only the choice of revision can fail.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JudgeError {
+    /// Neither the options nor the exchange say which revision to judge under.
+    #[error(
+        "cannot tell which protocol revision to judge under: the request has no MCP-Protocol-Version header and no _meta \"io.modelcontextprotocol/protocolVersion\"; pass --protocol 2025-11-25, 2026-07-28 or all (or set \"protocol\" in the exchange file)"
+    )]
+    UnknownRevision,
+    /// The exchange names a revision this build does not judge.
+    #[error(
+        "the request declares protocol revision `{0}`, which this tool does not judge (it knows {known}); pass --protocol to judge it under one of those",
+        known = Protocol::names()
+    )]
+    UnsupportedRevision(String),
+}
+
+/// Which revisions an exchange is judged under, absent an explicit choice: the file's
+/// `protocol`, else the request's `MCP-Protocol-Version` header, else its `_meta` version.
+pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
+    if let Some(ps) = &ex.protocol
+        && !ps.is_empty()
+    {
+        return Ok(ps.clone());
+    }
+    let req = RequestFacts::of(ex);
+    let declared = req.header_version.or(req.meta_version);
+    match declared {
+        Some(v) => Protocol::parse(v)
+            .map(|p| vec![p])
+            .ok_or_else(|| JudgeError::UnsupportedRevision(v.to_string())),
+        None => Err(JudgeError::UnknownRevision),
+    }
+}
+
+/// Judges an exchange under the selected revisions.
+pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, JudgeError> {
+    let protocols = match options.protocols {
+        Some(ps) if !ps.is_empty() => ps.to_vec(),
+        _ => revisions_of(ex)?,
+    };
+    let analysis = Analysis::new(ex);
+    let verdicts: Vec<Verdict<'t>> = protocols
+        .iter()
+        .map(|&p| evaluate(&analysis, p, options.table))
+        .collect();
+    Ok(Judgement::new(verdicts))
+}
+
+/// Judges an already analysed exchange under one revision.
+pub fn evaluate<'t>(
+    analysis: &Analysis<'_>,
+    protocol: Protocol,
+    table: &'t RuleTable,
+) -> Verdict<'t> {
+    let cx = Cx::new(analysis, protocol, table);
+    let actives = table.active(protocol);
+    let mut evaluations = Vec::with_capacity(actives.len());
+    for active in actives {
+        let rule = table.rule_of(active);
+        let eval = (rule.check.run)(&cx, &active.params);
+        evaluations.push(eval);
+    }
+    Verdict::assemble(&cx, table, actives, evaluations)
+}
+
+/// What a result is, under a revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// No `result` (an error response, no message, ...).
+    Absent,
+    /// `result` is not an object.
+    NotObject,
+    /// A final result (`resultType` "complete", absent, or a revision without `resultType`).
+    Complete,
+    /// `resultType: "input_required"`.
+    InputRequired,
+    /// A task handle: `resultType` of a declared tasks extension, or a 2025-11-25
+    /// `CreateTaskResult` answering a task-augmented request.
+    Task,
+    /// Another recognised extension value.
+    Extension(String),
+    /// A `resultType` the client does not recognise (or not a string).
+    Unrecognized,
+}
+
+/// Everything a check may look at: the analysis plus the revision it is judged under.
+pub struct Cx<'a> {
+    /// The revision-independent analysis.
+    pub an: &'a Analysis<'a>,
+    /// The revision.
+    pub protocol: Protocol,
+    /// Revision data from the rule table.
+    pub profile: &'a RevisionProfile,
+    /// The rule table.
+    pub table: &'a RuleTable,
+    schemas: &'static RevisionSchemas,
+    groups: Vec<OnceCell<Option<Vec<SchemaError>>>>,
+    kind: ResultKind,
+}
+
+/// One schema error, routed to the rule that claims it.
+#[derive(Clone, Debug)]
+pub struct SchemaError {
+    /// Pointer relative to the target; for `required`, the missing member's pointer.
+    pub pointer: String,
+    /// The failing keyword.
+    pub keyword: String,
+    /// The validator's message.
+    pub message: String,
+    /// The index of the owning rule in the revision's active list.
+    pub owner: Option<usize>,
+}
+
+impl<'a> Cx<'a> {
+    fn new(an: &'a Analysis<'a>, protocol: Protocol, table: &'a RuleTable) -> Cx<'a> {
+        let profile = table.profile(protocol);
+        let kind = classify_result(an, profile);
+        Cx {
+            an,
+            protocol,
+            profile,
+            table,
+            schemas: schema::for_revision(protocol),
+            groups: (0..table.groups(protocol).len())
+                .map(|_| OnceCell::new())
+                .collect(),
+            kind,
+        }
+    }
+
+    /// What the result is under this revision.
+    pub fn kind(&self) -> &ResultKind {
+        &self.kind
+    }
+
+    /// The `result` object, when the result is of the given kind.
+    pub fn result_if(&self, kind: &ResultKind) -> Option<&'a Map<String, Value>> {
+        if &self.kind == kind {
+            self.an.result().and_then(Value::as_object)
+        } else {
+            None
+        }
+    }
+
+    /// The final tool result object (kind `Complete`).
+    pub fn complete_result(&self) -> Option<&'a Map<String, Value>> {
+        self.result_if(&ResultKind::Complete)
+    }
+
+    /// The recognised `resultType` values under this revision for this request.
+    pub fn recognized_result_types(&self) -> Vec<&'a str> {
+        let mut v: Vec<&str> = self
+            .profile
+            .result_types
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        for (ext, values) in &self.profile.extension_result_types {
+            if self.an.req.declares_extension(ext) {
+                v.extend(values.iter().map(String::as_str));
+            }
+        }
+        v
+    }
+
+    /// The JSON value a schema target designates, if it applies to this exchange.
+    fn target_value(&self, target: Target, code: Option<i64>) -> Option<&'a Value> {
+        match target {
+            Target::CompleteResult => self.complete_result().and(self.an.result()),
+            Target::InputRequiredResult => self
+                .result_if(&ResultKind::InputRequired)
+                .and(self.an.result()),
+            Target::TaskResult => self.result_if(&ResultKind::Task).and(self.an.result()),
+            Target::Error => self.an.error(),
+            Target::ErrorResponse => {
+                let err = self.an.error()?;
+                match code {
+                    Some(c) => (err.get("code").and_then(Value::as_i64) == Some(c))
+                        .then(|| self.an.message_value())
+                        .flatten(),
+                    None => self.an.message_value(),
+                }
+            }
+            Target::Response => self.an.message_value(),
+        }
+    }
+
+    /// The routed schema errors of a group; `None` when the group's target does not apply.
+    pub fn schema_errors(&self, group: usize) -> Option<&[SchemaError]> {
+        self.groups[group]
+            .get_or_init(|| {
+                let g = &self.table.groups(self.protocol)[group];
+                let instance = self.target_value(g.target, g.code)?;
+                let validator = self.schemas.def(&g.def)?;
+                if validator.is_valid(instance) {
+                    return Some(Vec::new());
+                }
+                let errors = validator
+                    .iter_errors(instance)
+                    .map(|e| {
+                        let mut pointer = e.instance_path().to_string();
+                        if let jsonschema::error::ValidationErrorKind::Required { property } =
+                            e.kind()
+                        {
+                            pointer.push('/');
+                            let name = property.as_str().map_or_else(
+                                || property.to_string(),
+                                |s| s.replace('~', "~0").replace('/', "~1"),
+                            );
+                            pointer.push_str(&name);
+                        }
+                        let keyword = e.kind().keyword().to_string();
+                        let message = match e.kind() {
+                            jsonschema::error::ValidationErrorKind::Format { format } => {
+                                format_message(e.instance(), format)
+                            }
+                            _ => e.to_string(),
+                        };
+                        let owner = g.owner(&pointer, &keyword);
+                        SchemaError {
+                            pointer,
+                            keyword,
+                            message,
+                            owner,
+                        }
+                    })
+                    .collect();
+                Some(errors)
+            })
+            .as_deref()
+    }
+
+    /// The revision's compiled schemas.
+    pub fn schemas(&self) -> &'static RevisionSchemas {
+        self.schemas
+    }
+
+    /// The index of the active rule with a given id, for routing checks.
+    pub fn active_index(&self, id: &str) -> Option<usize> {
+        self.table
+            .active(self.protocol)
+            .iter()
+            .position(|a| self.table.rule_of(a).id == id)
+    }
+}
+
+fn format_message(instance: &Value, format: &str) -> String {
+    let shown = match instance.as_str() {
+        Some(s) if s.chars().count() > 40 => {
+            format!("\"{}…\"", s.chars().take(40).collect::<String>())
+        }
+        _ => instance.to_string(),
+    };
+    match format {
+        "byte" => format!("{shown} is not valid base64 (RFC 4648 standard alphabet)"),
+        "uri" => format!("{shown} is not a valid URI"),
+        other => format!("{shown} is not a valid \"{other}\""),
+    }
+}
+
+fn classify_result(an: &Analysis<'_>, profile: &RevisionProfile) -> ResultKind {
+    let Some(result) = an.result() else {
+        return ResultKind::Absent;
+    };
+    let Some(obj) = result.as_object() else {
+        return ResultKind::NotObject;
+    };
+    let Some(core) = &profile.result_types else {
+        // A revision without resultType: a task-augmented request may get a task handle.
+        if an.req.task.is_some() && obj.get("task").is_some_and(Value::is_object) {
+            return ResultKind::Task;
+        }
+        return ResultKind::Complete;
+    };
+    match obj.get("resultType") {
+        None => ResultKind::Complete,
+        Some(Value::String(s)) => {
+            if core.iter().any(|c| c == s) {
+                return match s.as_str() {
+                    "complete" => ResultKind::Complete,
+                    "input_required" => ResultKind::InputRequired,
+                    other => ResultKind::Extension(other.to_string()),
+                };
+            }
+            for (ext, values) in &profile.extension_result_types {
+                if values.iter().any(|v| v == s) && an.req.declares_extension(ext) {
+                    return if s == "task" {
+                        ResultKind::Task
+                    } else {
+                        ResultKind::Extension(s.clone())
+                    };
+                }
+            }
+            ResultKind::Unrecognized
+        }
+        Some(_) => ResultKind::Unrecognized,
+    }
+}
+
+/// Runs one check outside a full judgement (tests, tooling).
+pub fn run_check(
+    analysis: &Analysis<'_>,
+    protocol: Protocol,
+    table: &RuleTable,
+    rule_id: &str,
+) -> Option<Eval> {
+    let cx = Cx::new(analysis, protocol, table);
+    let active = table.active_rule(protocol, rule_id)?;
+    Some((table.rule_of(active).check.run)(&cx, &active.params))
+}

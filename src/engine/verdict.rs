@@ -1,0 +1,681 @@
+//! Verdicts: what the table's effects make of the checks' evaluations, and their output form.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Analysis, Body, Cx, ResultKind};
+use crate::checks::Eval;
+use crate::model::{Layer, Level, Outcome, Severity};
+use crate::protocol::Protocol;
+use crate::rules::{Active, Rule, RuleTable};
+
+/// How a rule's check came out on one exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalStatus {
+    /// The check's precondition did not hold.
+    NotApplicable,
+    /// Looked; condition absent.
+    Passed,
+    /// Condition present.
+    Triggered,
+}
+
+/// One rule's evaluation, by index into the revision's active rules.
+#[derive(Clone, Copy, Debug)]
+pub struct Evaluation {
+    /// Index into [`RuleTable::active`] for the verdict's revision.
+    pub active: usize,
+    /// The result.
+    pub status: EvalStatus,
+}
+
+/// A rule the responder (or the recorded request) broke.
+#[derive(Clone, Debug)]
+pub struct Finding<'t> {
+    /// The rule.
+    pub rule: &'t Rule,
+    /// The rule under this revision.
+    pub active: &'t Active,
+    /// How serious.
+    pub severity: Severity,
+    /// JSON Pointer into the response message.
+    pub pointer: String,
+    /// What was found.
+    pub message: String,
+    /// SSE event index, for stream bodies.
+    pub event: Option<usize>,
+}
+
+/// The verdict on one exchange under one revision.
+#[derive(Clone, Debug)]
+pub struct Verdict<'t> {
+    /// The revision.
+    pub protocol: Protocol,
+    /// What a conforming client should conclude.
+    pub outcome: Outcome,
+    /// The rule that decided the outcome.
+    pub decided_by: Option<&'t Active>,
+    /// Other outcome rules that triggered but were outranked (e.g. a JSON-RPC error inside an
+    /// HTTP 400), for context.
+    pub context: Vec<&'t Active>,
+    /// Defaults applied (absent `resultType`, absent `isError`).
+    pub defaults: Vec<&'t Active>,
+    /// Every finding, in table order.
+    pub findings: Vec<Finding<'t>>,
+    /// Every active rule's evaluation, in table order.
+    pub evaluations: Vec<Evaluation>,
+    /// Facts read off the exchange.
+    pub facts: Facts,
+    /// Remarks about what could not be judged.
+    pub notes: Vec<String>,
+    table: &'t RuleTable,
+}
+
+/// Facts read off the exchange (the same under every revision except error names).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct Facts {
+    /// HTTP status.
+    pub http_status: u16,
+    /// Response media type essence, or `(none)`.
+    pub media_type: String,
+    /// Body length in bytes.
+    pub body_bytes: usize,
+    /// How the body ended.
+    pub body_end: String,
+    /// The request's JSON-RPC method.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_method: Option<String>,
+    /// The request's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<Value>,
+    /// The tool called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The response's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<Value>,
+    /// The JSON-RPC error, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorFacts>,
+    /// `resultType` as received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<Value>,
+    /// `isError` as received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<Value>,
+    /// `type` of each content block.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub content_types: Vec<String>,
+    /// The start of a body that is not JSON (HTML page, text), for context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_excerpt: Option<String>,
+}
+
+/// A JSON-RPC error as received.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct ErrorFacts {
+    /// `error.code` when an integer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+    /// The code's name under the revision (e.g. `Invalid params`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `error.message`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// `error.data`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+/// Reads the facts of an analysed exchange under a revision.
+pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Facts {
+    let ex = an.ex;
+    let msg = an.message();
+    let result = an.result().and_then(Value::as_object);
+    let error = an.error().map(|e| {
+        let code = e.get("code").and_then(super::analysis::as_integer);
+        ErrorFacts {
+            code,
+            name: code.and_then(|c| table.profile(protocol).error_codes.get(&c).cloned()),
+            message: e.get("message").and_then(Value::as_str).map(str::to_string),
+            data: e.get("data").cloned(),
+        }
+    });
+    let body_excerpt = match &an.body {
+        Body::Opaque | Body::BadJson(_) | Body::NotUtf8 { .. } => Some(excerpt(&ex.body, 160)),
+        _ => None,
+    };
+    Facts {
+        http_status: ex.status,
+        media_type: an.media.as_str().to_string(),
+        body_bytes: ex.body.len(),
+        body_end: ex.end.as_str().to_string(),
+        request_method: an.req.method.map(str::to_string),
+        request_id: an.req.id.cloned(),
+        tool: an.req.tool_name.map(str::to_string),
+        response_id: msg.and_then(|m| m.get("id")).cloned(),
+        error,
+        result_type: result.and_then(|r| r.get("resultType")).cloned(),
+        is_error: result.and_then(|r| r.get("isError")).cloned(),
+        content_types: result
+            .and_then(|r| r.get("content"))
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|b| {
+                        b.get("type")
+                            .and_then(Value::as_str)
+                            .unwrap_or("?")
+                            .to_string()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        body_excerpt,
+    }
+}
+
+/// The first `max` characters of a body, lossily decoded, with control characters shown.
+pub fn excerpt(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| match c {
+            '\n' => '⏎',
+            c if c.is_control() => '·',
+            c => c,
+        })
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+impl<'t> Verdict<'t> {
+    pub(super) fn assemble(
+        cx: &Cx<'_>,
+        table: &'t RuleTable,
+        actives: &'t [Active],
+        evals: Vec<Eval>,
+    ) -> Verdict<'t> {
+        let mut evaluations = Vec::with_capacity(evals.len());
+        let mut findings = Vec::new();
+        let mut defaults = Vec::new();
+        let mut outcome_rules: Vec<&'t Active> = Vec::new();
+        for (i, (active, eval)) in actives.iter().zip(evals).enumerate() {
+            let status = match &eval {
+                Eval::NotApplicable => EvalStatus::NotApplicable,
+                Eval::Pass => EvalStatus::Passed,
+                Eval::Trigger(_) => EvalStatus::Triggered,
+            };
+            evaluations.push(Evaluation { active: i, status });
+            let Eval::Trigger(hits) = eval else { continue };
+            let rule = table.rule_of(active);
+            if active.outcome.is_some() {
+                outcome_rules.push(active);
+            }
+            if active.default.is_some() {
+                defaults.push(active);
+            }
+            if let Some(severity) = active.severity {
+                if hits.is_empty() {
+                    findings.push(Finding {
+                        rule,
+                        active,
+                        severity,
+                        pointer: String::new(),
+                        message: rule.title.clone(),
+                        event: None,
+                    });
+                }
+                for h in hits {
+                    findings.push(Finding {
+                        rule,
+                        active,
+                        severity,
+                        pointer: h.pointer,
+                        message: h.message,
+                        event: h.event,
+                    });
+                }
+            }
+        }
+        outcome_rules.sort_by_key(|a| a.precedence);
+        let decided_by = outcome_rules.first().copied();
+        let mut notes = Vec::new();
+        let outcome = match decided_by {
+            Some(a) => a.outcome.expect("outcome rules have outcomes"),
+            None => {
+                notes.push(
+                    "no outcome rule applied to this exchange under this revision; the rule table has a gap (reported as INVALID_ENVELOPE)"
+                        .to_string(),
+                );
+                Outcome::InvalidEnvelope
+            }
+        };
+        // When the transport decided, say what the body carried (e.g. a JSON-RPC error inside
+        // an HTTP 400); otherwise outranked outcomes only restate what the findings show.
+        let context = match decided_by {
+            Some(d) if outcome.layer() == crate::model::Layer::Transport => outcome_rules
+                .iter()
+                .skip(1)
+                .filter(|a| a.outcome != d.outcome)
+                .take(1)
+                .copied()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if cx.an.req.body.is_none() {
+            notes.push(
+                "the request was not recorded: id matching and request-dependent rules were not applied"
+                    .to_string(),
+            );
+        }
+        if matches!(cx.kind(), ResultKind::Extension(_)) {
+            notes.push(
+                "the result is an extension result type this engine does not inspect further"
+                    .to_string(),
+            );
+        }
+        Verdict {
+            protocol: cx.protocol,
+            outcome,
+            decided_by,
+            context,
+            defaults,
+            findings,
+            evaluations,
+            facts: facts_for(cx.an, table, cx.protocol),
+            notes,
+            table,
+        }
+    }
+
+    /// The outcome's layer.
+    pub fn layer(&self) -> Layer {
+        self.outcome.layer()
+    }
+
+    /// The rule table the verdict was reached with.
+    pub fn table(&self) -> &'t RuleTable {
+        self.table
+    }
+
+    /// The rule that decided the outcome.
+    pub fn deciding_rule(&self) -> Option<&'t Rule> {
+        self.decided_by.map(|a| self.table.rule_of(a))
+    }
+
+    /// Ids of every cited rule: the deciding rule, then defaults, then context.
+    pub fn cited_ids(&self) -> impl Iterator<Item = &'t str> + '_ {
+        self.decided_by
+            .iter()
+            .chain(self.defaults.iter())
+            .chain(self.context.iter())
+            .map(|a| self.table.rule_of(a).id.as_str())
+    }
+
+    /// Whether a rule id is cited or found.
+    pub fn mentions(&self, id: &str) -> bool {
+        self.cited_ids().any(|c| c == id) || self.findings.iter().any(|f| f.rule.id == id)
+    }
+
+    /// The worst finding severity.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    /// A one-line explanation of the outcome, with the specifics of this exchange.
+    pub fn summary(&self) -> String {
+        let f = &self.facts;
+        let mut s = match self.outcome {
+            Outcome::HttpError => format!("HTTP {}: {}", f.http_status, self.outcome.meaning()),
+            Outcome::JsonrpcError => format!("{}: {}", error_label(f), self.outcome.meaning()),
+            Outcome::UnexpectedContentType => format!(
+                "HTTP {} with Content-Type {}: {}",
+                f.http_status,
+                f.media_type,
+                self.outcome.meaning()
+            ),
+            Outcome::NoResponse => format!(
+                "HTTP {} with no body: {}",
+                f.http_status,
+                self.outcome.meaning()
+            ),
+            _ => self.outcome.meaning().to_string(),
+        };
+        if self.outcome == Outcome::HttpError && f.error.is_some() {
+            s.push_str(&format!("; the body carries {}", error_label(f)));
+        }
+        s
+    }
+
+    /// The evaluation status of a rule by id.
+    pub fn status_of(&self, id: &str) -> Option<EvalStatus> {
+        let actives = self.table.active(self.protocol);
+        self.evaluations
+            .iter()
+            .find(|e| self.table.rule_of(&actives[e.active]).id == id)
+            .map(|e| e.status)
+    }
+
+    /// The owned, serialisable form (the `--format json` contract).
+    pub fn to_output(&self) -> VerdictOut {
+        let cite = |a: &Active, role: CiteRole| {
+            let r = self.table.rule_of(a);
+            CiteOut {
+                id: r.id.clone(),
+                role,
+                level: a.level,
+                url: a.cite.url.clone(),
+                section: a.cite.section.clone(),
+                quote: a.cite.quote.clone(),
+            }
+        };
+        let mut cites = Vec::new();
+        if let Some(a) = self.decided_by {
+            cites.push(cite(a, CiteRole::Decided));
+        }
+        cites.extend(self.defaults.iter().map(|a| cite(a, CiteRole::Default)));
+        cites.extend(self.context.iter().map(|a| cite(a, CiteRole::Context)));
+        VerdictOut {
+            protocol: self.protocol,
+            outcome: self.outcome,
+            layer: self.layer(),
+            summary: self.summary(),
+            cites,
+            defaults: self
+                .defaults
+                .iter()
+                .filter_map(|a| {
+                    let d = a.default.as_ref()?;
+                    Some(DefaultOut {
+                        rule: self.table.rule_of(a).id.clone(),
+                        field: d.field.clone(),
+                        value: d.value.clone(),
+                        url: a.cite.url.clone(),
+                    })
+                })
+                .collect(),
+            findings: self
+                .findings
+                .iter()
+                .map(|f| FindingOut {
+                    rule: f.rule.id.clone(),
+                    severity: f.severity,
+                    level: f.active.level,
+                    layer: f.rule.layer,
+                    pointer: f.pointer.clone(),
+                    path: json_path(&f.pointer),
+                    event: f.event,
+                    message: f.message.clone(),
+                    url: f.active.cite.url.clone(),
+                })
+                .collect(),
+            facts: self.facts.clone(),
+            notes: self.notes.clone(),
+        }
+    }
+}
+
+fn error_label(f: &Facts) -> String {
+    match &f.error {
+        Some(e) => match (e.code, &e.name) {
+            (Some(c), Some(n)) => format!("JSON-RPC error {c} ({n})"),
+            (Some(c), None) => format!("JSON-RPC error {c}"),
+            _ => "a JSON-RPC error".to_string(),
+        },
+        None => "a JSON-RPC error".to_string(),
+    }
+}
+
+/// Converts a JSON Pointer to a JSONPath-like display form: `/result/content/0` →
+/// `$.result.content[0]`.
+pub fn json_path(pointer: &str) -> String {
+    let mut out = String::from("$");
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            out.push('[');
+            out.push_str(&seg);
+            out.push(']');
+        } else if !seg.is_empty()
+            && seg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        {
+            out.push('.');
+            out.push_str(&seg);
+        } else {
+            out.push_str("['");
+            out.push_str(&seg.replace('\\', "\\\\").replace('\'', "\\'"));
+            out.push_str("']");
+        }
+    }
+    out
+}
+
+/// Why a rule is cited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CiteRole {
+    /// It decided the outcome.
+    Decided,
+    /// It supplied a default.
+    Default,
+    /// It also applied but was outranked.
+    Context,
+}
+
+/// A cited rule in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct CiteOut {
+    /// Rule id.
+    pub id: String,
+    /// Why it is cited.
+    pub role: CiteRole,
+    /// Requirement level.
+    pub level: Level,
+    /// Spec URL of the cited sentence.
+    pub url: String,
+    /// The section, for people.
+    pub section: String,
+    /// The cited sentence.
+    pub quote: String,
+}
+
+/// A default applied, in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct DefaultOut {
+    /// Rule id.
+    pub rule: String,
+    /// The absent field.
+    pub field: String,
+    /// The value it was taken to have.
+    pub value: Value,
+    /// Spec URL.
+    pub url: String,
+}
+
+/// A finding in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct FindingOut {
+    /// Rule id.
+    pub rule: String,
+    /// `error`, `warning` or `info`.
+    pub severity: Severity,
+    /// Requirement level of the rule.
+    pub level: Level,
+    /// Layer of the rule.
+    pub layer: Layer,
+    /// JSON Pointer into the response message (empty: the exchange as a whole).
+    pub pointer: String,
+    /// The same location as a JSONPath-like string (`$.result.content[0]`).
+    pub path: String,
+    /// SSE event index, for stream bodies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<usize>,
+    /// What was found.
+    pub message: String,
+    /// Spec URL of the rule.
+    pub url: String,
+}
+
+/// A verdict in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct VerdictOut {
+    /// The revision.
+    pub protocol: Protocol,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The outcome's layer.
+    pub layer: Layer,
+    /// One line on what happened.
+    pub summary: String,
+    /// The rules that decided the verdict (deciding rule first, then defaults, then context).
+    pub cites: Vec<CiteOut>,
+    /// Defaults applied.
+    pub defaults: Vec<DefaultOut>,
+    /// Conformance findings.
+    pub findings: Vec<FindingOut>,
+    /// Facts read off the exchange.
+    pub facts: Facts,
+    /// Remarks about what could not be judged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// How verdicts under different revisions differ.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct Difference {
+    /// `outcome`, or `finding <rule id>`.
+    pub aspect: String,
+    /// The value under each revision (`-` where a finding is absent).
+    pub values: BTreeMap<String, String>,
+}
+
+/// Verdicts on one exchange under one or more revisions.
+#[derive(Clone, Debug)]
+pub struct Judgement<'t> {
+    /// One verdict per revision, oldest revision first.
+    pub verdicts: Vec<Verdict<'t>>,
+}
+
+impl<'t> Judgement<'t> {
+    pub(super) fn new(mut verdicts: Vec<Verdict<'t>>) -> Judgement<'t> {
+        verdicts.sort_by_key(|v| v.protocol);
+        verdicts.dedup_by_key(|v| v.protocol);
+        Judgement { verdicts }
+    }
+
+    /// What differs between the verdicts (empty with a single revision).
+    pub fn differences(&self) -> Vec<Difference> {
+        let mut out = Vec::new();
+        if self.verdicts.len() < 2 {
+            return out;
+        }
+        let outcomes: BTreeMap<String, String> = self
+            .verdicts
+            .iter()
+            .map(|v| (v.protocol.to_string(), v.outcome.to_string()))
+            .collect();
+        if outcomes
+            .values()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            > 1
+        {
+            out.push(Difference {
+                aspect: "outcome".into(),
+                values: outcomes,
+            });
+        }
+        let mut rules: Vec<&str> = self
+            .verdicts
+            .iter()
+            .flat_map(|v| v.findings.iter().map(|f| f.rule.id.as_str()))
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        for id in rules {
+            let values: BTreeMap<String, String> = self
+                .verdicts
+                .iter()
+                .map(|v| {
+                    let sev = v
+                        .findings
+                        .iter()
+                        .filter(|f| f.rule.id == id)
+                        .map(|f| f.severity)
+                        .max();
+                    (
+                        v.protocol.to_string(),
+                        sev.map_or_else(|| "-".to_string(), |s| s.to_string()),
+                    )
+                })
+                .collect();
+            if values
+                .values()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                > 1
+            {
+                out.push(Difference {
+                    aspect: format!("finding {id}"),
+                    values,
+                });
+            }
+        }
+        out
+    }
+
+    /// The owned, serialisable form.
+    pub fn to_output(&self, exchange: Option<String>) -> JudgementOut {
+        JudgementOut {
+            exchange,
+            verdicts: self.verdicts.iter().map(Verdict::to_output).collect(),
+            differences: self.differences(),
+        }
+    }
+}
+
+/// `mcp-verdict classify --format json` output: one object per exchange.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(
+    title = "mcp-verdict classify output",
+    description = "Verdicts on one MCP tools/call exchange, one per protocol revision judged."
+)]
+pub struct JudgementOut {
+    /// The exchange's name or file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<String>,
+    /// One verdict per revision.
+    pub verdicts: Vec<VerdictOut>,
+    /// What differs between revisions.
+    pub differences: Vec<Difference>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_path;
+
+    #[test]
+    fn paths() {
+        assert_eq!(json_path(""), "$");
+        assert_eq!(
+            json_path("/result/content/0/type"),
+            "$.result.content[0].type"
+        );
+        assert_eq!(
+            json_path("/result/_meta/io.modelcontextprotocol~1serverInfo"),
+            "$.result._meta['io.modelcontextprotocol/serverInfo']"
+        );
+    }
+}

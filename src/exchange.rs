@@ -1,0 +1,475 @@
+//! The exchange the engine judges (one HTTP request/response pair) and its file format.
+//!
+//! The file format is documented in the README and published as a JSON Schema generated from
+//! the types below (`schemas/exchange.schema.json`); a test fails if the two drift apart.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use base64::Engine as _;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::Outcome;
+use crate::protocol::Protocol;
+
+/// HTTP header fields in the order received. Names compare case-insensitively.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    /// Builds headers from name/value pairs.
+    pub fn new<I, N, V>(pairs: I) -> Headers
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: Into<String>,
+        V: Into<String>,
+    {
+        Headers(
+            pairs
+                .into_iter()
+                .map(|(n, v)| (n.into(), v.into()))
+                .collect(),
+        )
+    }
+
+    /// The first value of a field, by case-insensitive name.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a field, by case-insensitive name.
+    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Appends a field.
+    pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.0.push((name.into(), value.into()));
+    }
+
+    /// All fields in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// Whether there are no fields.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A header value in the file format: one string, or a list for repeated fields.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum HeaderValue {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Serialize for Headers {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for (n, v) in &self.0 {
+            let key = order
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(n))
+                .copied()
+                .unwrap_or_else(|| {
+                    order.push(n);
+                    n
+                });
+            map.entry(key).or_default().push(v);
+        }
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(order.len()))?;
+        for k in order {
+            let vs = &map[k];
+            if vs.len() == 1 {
+                m.serialize_entry(k, vs[0])?;
+            } else {
+                m.serialize_entry(k, vs)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Headers {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // serde_json keeps object order only with preserve_order; BTreeMap order is fine for
+        // lookups, and repeated fields are expressed as lists.
+        let raw: BTreeMap<String, HeaderValue> = BTreeMap::deserialize(d)?;
+        let mut h = Headers::default();
+        for (name, value) in raw {
+            match value {
+                HeaderValue::One(v) => h.push(name, v),
+                HeaderValue::Many(vs) => {
+                    for v in vs {
+                        h.push(name.clone(), v);
+                    }
+                }
+            }
+        }
+        Ok(h)
+    }
+}
+
+impl JsonSchema for Headers {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Headers".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let value = generator.subschema_for::<HeaderValue>();
+        schemars::json_schema!({
+            "description": "HTTP header fields: name to value, or to a list of values for a repeated field. Names are case-insensitive.",
+            "type": "object",
+            "additionalProperties": value,
+        })
+    }
+}
+
+/// How the response body ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyEnd {
+    /// The body was received in full (Content-Length reached, last chunk, or clean close).
+    #[default]
+    Complete,
+    /// The connection was reset or closed before the body was complete.
+    Reset,
+    /// The recorder stopped waiting for more bytes.
+    Timeout,
+}
+
+impl BodyEnd {
+    /// The wire name: `complete`, `reset` or `timeout`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BodyEnd::Complete => "complete",
+            BodyEnd::Reset => "reset",
+            BodyEnd::Timeout => "timeout",
+        }
+    }
+}
+
+/// The request as the client sent it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedRequest {
+    /// HTTP method; POST when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The MCP endpoint URL, if recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Request header fields (e.g. `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
+    #[serde(default, skip_serializing_if = "Headers::is_empty")]
+    pub headers: Headers,
+    /// The JSON-RPC message as sent (a request, or a notification without `id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+/// The response as the client received it. At most one of `body`, `body_base64` and
+/// `body_json` is given; none means an empty body.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// Response header fields (e.g. `Content-Type`).
+    #[serde(default, skip_serializing_if = "Headers::is_empty")]
+    pub headers: Headers,
+    /// The body text exactly as received (use `body_base64` for bytes that are not UTF-8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// The body bytes, base64-encoded (RFC 4648 standard alphabet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_base64: Option<String>,
+    /// Convenience: a JSON body given as JSON; judged as its compact serialization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_json: Option<Value>,
+    /// How the body ended; `complete` when absent.
+    #[serde(default, skip_serializing_if = "is_complete")]
+    pub end: BodyEnd,
+}
+
+fn is_complete(end: &BodyEnd) -> bool {
+    *end == BodyEnd::Complete
+}
+
+/// One revision, or several.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ProtocolField {
+    /// A single revision, e.g. `"2026-07-28"`.
+    One(Protocol),
+    /// Several revisions.
+    Many(Vec<Protocol>),
+}
+
+impl ProtocolField {
+    /// The revisions named, oldest first, without duplicates.
+    pub fn revisions(&self) -> Vec<Protocol> {
+        let mut v = match self {
+            ProtocolField::One(p) => vec![*p],
+            ProtocolField::Many(ps) => ps.clone(),
+        };
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// What a fixture expects under one revision.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// The expected outcome.
+    pub outcome: Outcome,
+    /// Rule ids that must be cited by the verdict or appear among its findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+    /// Rule ids that must NOT appear among the findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
+}
+
+/// An exchange file: the recorded exchange plus optional metadata and expectations.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "mcp-verdict exchange",
+    description = "One recorded MCP tools/call exchange (HTTP request and response) for mcp-verdict to judge, with optional expectations per protocol revision."
+)]
+pub struct ExchangeFile {
+    /// Optional JSON Schema reference for editors.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// A short name for reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What the exchange shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The revision(s) to judge under when the command line does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolField>,
+    /// The request as sent.
+    #[serde(default)]
+    pub request: RecordedRequest,
+    /// The response as received.
+    pub response: RecordedResponse,
+    /// The tool's definition from `tools/list`, if known (enables output-schema checks and
+    /// replay-safety advice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Value>,
+    /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub expect: BTreeMap<String, Expectation>,
+}
+
+/// The judged exchange: request, response bytes and context.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// A short name for reports.
+    pub name: Option<String>,
+    /// The request as sent.
+    pub request: RecordedRequest,
+    /// HTTP status.
+    pub status: u16,
+    /// Response header fields.
+    pub response_headers: Headers,
+    /// Response body bytes exactly as received.
+    pub body: Vec<u8>,
+    /// How the body ended.
+    pub end: BodyEnd,
+    /// The tool's definition, if known.
+    pub tool: Option<Value>,
+    /// Revisions named by the recording itself.
+    pub protocol: Option<Vec<Protocol>>,
+}
+
+impl Exchange {
+    /// A minimal exchange: a request body and a response.
+    pub fn new(request_body: Option<Value>, status: u16, headers: Headers, body: Vec<u8>) -> Self {
+        Exchange {
+            name: None,
+            request: RecordedRequest {
+                body: request_body,
+                ..RecordedRequest::default()
+            },
+            status,
+            response_headers: headers,
+            body,
+            end: BodyEnd::Complete,
+            tool: None,
+            protocol: None,
+        }
+    }
+}
+
+/// Why an exchange file could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExchangeError {
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for ExchangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => write!(f, "line {l}, column {c}: {}", self.message),
+            (Some(l), None) => write!(f, "line {l}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ExchangeError {}
+
+impl ExchangeFile {
+    /// Parses an exchange file.
+    pub fn from_slice(bytes: &[u8]) -> Result<ExchangeFile, ExchangeError> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            let hint = if e.is_syntax() || e.is_eof() {
+                " (the exchange file itself must be valid JSON; put a malformed response body in `response.body` as a string)"
+            } else {
+                ""
+            };
+            ExchangeError {
+                line: Some(e.line()),
+                column: Some(e.column()),
+                message: format!("{e}{hint}"),
+            }
+        })
+    }
+
+    /// Turns the file into the exchange the engine judges, decoding the body.
+    pub fn to_exchange(&self) -> Result<Exchange, ExchangeError> {
+        let r = &self.response;
+        let given = [
+            r.body.is_some(),
+            r.body_base64.is_some(),
+            r.body_json.is_some(),
+        ]
+        .iter()
+        .filter(|g| **g)
+        .count();
+        if given > 1 {
+            return Err(ExchangeError {
+                line: None,
+                column: None,
+                message: "response: give only one of `body`, `body_base64` and `body_json`".into(),
+            });
+        }
+        let body = if let Some(text) = &r.body {
+            text.as_bytes().to_vec()
+        } else if let Some(b64) = &r.body_base64 {
+            base64::engine::general_purpose::STANDARD
+                .decode(b64.trim())
+                .map_err(|e| ExchangeError {
+                    line: None,
+                    column: None,
+                    message: format!(
+                        "response.body_base64 is not valid base64 ({e}); encode the raw body bytes with the standard alphabet"
+                    ),
+                })?
+        } else if let Some(json) = &r.body_json {
+            serde_json::to_vec(json).expect("serializing a JSON value cannot fail")
+        } else {
+            Vec::new()
+        };
+        Ok(Exchange {
+            name: self.name.clone(),
+            request: self.request.clone(),
+            status: r.status,
+            response_headers: r.headers.clone(),
+            body,
+            end: r.end,
+            tool: self.tool.clone(),
+            protocol: self.protocol.as_ref().map(ProtocolField::revisions),
+        })
+    }
+
+    /// The expectation for a revision: its own entry, else the `all` entry.
+    pub fn expectation(&self, protocol: Protocol) -> Option<&Expectation> {
+        self.expect
+            .get(protocol.as_str())
+            .or_else(|| self.expect.get("all"))
+    }
+
+    /// Keys of `expect` that name neither a supported revision nor `all`.
+    pub fn unknown_expect_keys(&self) -> Vec<&str> {
+        self.expect
+            .keys()
+            .map(String::as_str)
+            .filter(|k| *k != "all" && Protocol::parse(k).is_none())
+            .collect()
+    }
+}
+
+/// The JSON Schema of the exchange file format, as published in `schemas/exchange.schema.json`.
+pub fn exchange_json_schema() -> Value {
+    let schema = schemars::schema_for!(ExchangeFile);
+    serde_json::to_value(schema).expect("schema serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_case_insensitive_and_repeatable() {
+        let f: ExchangeFile = serde_json::from_str(
+            r#"{"response":{"status":200,"headers":{"Content-Type":"application/json","Set-Cookie":["a=1","b=2"]}}}"#,
+        )
+        .unwrap();
+        let h = &f.response.headers;
+        assert_eq!(h.get("content-type"), Some("application/json"));
+        assert_eq!(h.get_all("set-cookie").collect::<Vec<_>>(), ["a=1", "b=2"]);
+        let round = serde_json::to_value(h).unwrap();
+        assert_eq!(round["Set-Cookie"], serde_json::json!(["a=1", "b=2"]));
+    }
+
+    #[test]
+    fn one_body_only() {
+        let f =
+            ExchangeFile::from_slice(br#"{"response":{"status":200,"body":"{}","body_json":{}}}"#)
+                .unwrap();
+        assert!(f.to_exchange().unwrap_err().message.contains("only one"));
+    }
+
+    #[test]
+    fn bodies_decode() {
+        let f = ExchangeFile::from_slice(br#"{"response":{"status":200,"body_base64":"/w=="}}"#)
+            .unwrap();
+        assert_eq!(f.to_exchange().unwrap().body, vec![0xff]);
+        let f = ExchangeFile::from_slice(br#"{"response":{"status":200,"body_json":{"a":1}}}"#)
+            .unwrap();
+        assert_eq!(f.to_exchange().unwrap().body, br#"{"a":1}"#);
+    }
+
+    #[test]
+    fn syntax_errors_name_the_position() {
+        let e = ExchangeFile::from_slice(b"{\n  \"response\": {\"status\": 200,}\n}").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.column.is_some());
+        let e = ExchangeFile::from_slice(br#"{"response":{"status":200},"bogus":1}"#).unwrap_err();
+        assert!(e.message.contains("bogus"), "{}", e.message);
+    }
+}

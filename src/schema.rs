@@ -1,0 +1,121 @@
+//! The project's versioned JSON Schemas (`schemas/<revision>/mcp-tools-call.schema.json`),
+//! compiled once per revision and shared by every judgement.
+//!
+//! Formats are asserted: `byte` (base64, RFC 4648 standard alphabet) is checked by decoding,
+//! `uri` by the validator's own URI check. Without format assertion they would be annotations
+//! only (JSON Schema 2020-12), and an image whose `data` is not base64 would pass.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::protocol::Protocol;
+
+/// The schema document of a revision, as shipped.
+pub fn source(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::V2025_11_25 => {
+            include_str!("../schemas/2025-11-25/mcp-tools-call.schema.json")
+        }
+        Protocol::V2026_07_28 => {
+            include_str!("../schemas/2026-07-28/mcp-tools-call.schema.json")
+        }
+    }
+}
+
+/// Compiled validators of one revision, keyed by definition name.
+pub struct RevisionSchemas {
+    map: jsonschema::ValidatorMap,
+}
+
+impl std::fmt::Debug for RevisionSchemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RevisionSchemas").finish_non_exhaustive()
+    }
+}
+
+impl RevisionSchemas {
+    /// The validator of `#/$defs/<name>`.
+    pub fn def(&self, name: &str) -> Option<&jsonschema::Validator> {
+        let mut key = String::with_capacity(8 + name.len());
+        key.push_str("#/$defs/");
+        key.push_str(name);
+        self.map.get(&key)
+    }
+}
+
+static COMPILED: LazyLock<BTreeMap<Protocol, RevisionSchemas>> = LazyLock::new(|| {
+    Protocol::all()
+        .map(|p| {
+            let root: Value = serde_json::from_str(source(p))
+                .unwrap_or_else(|e| panic!("schemas/{p}: shipped schema is not JSON: {e}"));
+            let map = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .should_validate_formats(true)
+                .with_format("byte", is_base64)
+                .build_map(&root)
+                .unwrap_or_else(|e| panic!("schemas/{p}: shipped schema does not compile: {e}"));
+            (p, RevisionSchemas { map })
+        })
+        .collect()
+});
+
+/// The compiled schemas of a revision.
+pub fn for_revision(protocol: Protocol) -> &'static RevisionSchemas {
+    &COMPILED[&protocol]
+}
+
+/// Whether `s` is base64 (RFC 4648 §4, standard alphabet, padding optional), decided by
+/// actually decoding it in fixed-size chunks (no allocation, however large the payload).
+pub fn is_base64(s: &str) -> bool {
+    const CFG: base64::engine::GeneralPurposeConfig = base64::engine::GeneralPurposeConfig::new()
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent);
+    const ENGINE: base64::engine::GeneralPurpose =
+        base64::engine::GeneralPurpose::new(&base64::alphabet::STANDARD, CFG);
+    let bytes = s.as_bytes();
+    if bytes.len() % 4 == 1 {
+        return false;
+    }
+    let mut out = [0u8; 3072];
+    // Chunks of 4096 characters decode to at most 3072 bytes; only the last may be padded.
+    let mut chunks = bytes.chunks(4096).peekable();
+    while let Some(chunk) = chunks.next() {
+        if chunks.peek().is_some() && chunk.contains(&b'=') {
+            return false;
+        }
+        if ENGINE.decode_slice(chunk, &mut out).is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_decoded() {
+        assert!(is_base64(""));
+        assert!(is_base64("aGVsbG8="));
+        assert!(is_base64("aGVsbG8"));
+        assert!(!is_base64("!!notbase64"));
+        assert!(!is_base64("aGVsb G8="));
+        assert!(!is_base64("a"));
+        assert!(!is_base64("aGVsbG8=aGVsbG8="));
+        let big = base64::engine::general_purpose::STANDARD.encode(vec![7u8; 100_000]);
+        assert!(is_base64(&big));
+        let mut broken = big.clone();
+        broken.replace_range(5000..5001, "*");
+        assert!(!is_base64(&broken));
+    }
+
+    #[test]
+    fn every_revision_compiles() {
+        for p in Protocol::all() {
+            assert!(for_revision(p).def("CallToolResult").is_some(), "{p}");
+        }
+    }
+}
