@@ -33,6 +33,7 @@ pub mod protocol;
 pub mod render;
 pub mod rules;
 pub mod schema;
+pub mod sse;
 
 pub use engine::{JudgeError, Judgement, Options, Verdict, judge};
 pub use exchange::{BodyEnd, Exchange, ExchangeError, ExchangeFile, Headers};
