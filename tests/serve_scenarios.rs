@@ -707,3 +707,45 @@ fn faults_leave_other_methods_alone() {
         h.shutdown();
     }
 }
+
+/// Reads everything until the server closes the connection.
+fn read_to_close(c: &mut Conn) -> Vec<u8> {
+    use std::io::Read;
+    c.stream.set_read_timeout(Some(WAIT)).unwrap();
+    let mut all = Vec::new();
+    let _ = c.stream.read_to_end(&mut all);
+    all
+}
+
+#[test]
+fn exact_bytes_of_two_faults() {
+    let h = start("malformed_json");
+    let (hd, b) = call_request(
+        Revision::Modern,
+        None,
+        json!(7),
+        "echo",
+        json!({"text": "hi"}),
+        json!({}),
+    );
+    let mut hd2 = hd.clone();
+    hd2.push(("Connection", "close".into()));
+    let mut c = Conn::open(h.addr());
+    c.send("POST", "/mcp", &hd2, b.to_string().as_bytes());
+    assert_eq!(
+        String::from_utf8(read_to_close(&mut c)).unwrap(),
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{unclosed"
+    );
+    h.shutdown();
+
+    let h = start("sse_malformed_event");
+    let mut c = Conn::open(h.addr());
+    c.send("POST", "/mcp", &hd, b.to_string().as_bytes());
+    assert_eq!(
+        String::from_utf8(read_to_close(&mut c)).unwrap(),
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+         X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+         11\r\ndata: {unclosed\n\n\r\n0\r\n\r\n"
+    );
+    h.shutdown();
+}

@@ -13,7 +13,7 @@ use super::{ResponseMode, ServeConfig};
 /// on one endpoint) for testing client error handling.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
-    /// Scenario to inject, as NAME[:PARAMS] (see --list).
+    /// Scenario to inject, as `NAME` or `NAME:PARAMS` (see --list).
     #[arg(long, value_name = "NAME[:PARAMS]", default_value = "baseline")]
     pub scenario: Scenario,
 

@@ -7,6 +7,44 @@
 //! served statelessly as 2026-07-28; `initialize` and `MCP-Session-Id` traffic
 //! is served as 2025-11-25.
 //!
+//! # Behaviour worth knowing
+//!
+//! - **HTTP**: one thread per connection, HTTP/1.1 keep-alive and pipelining,
+//!   `Expect: 100-continue`; chunked *request* bodies get `411`. Responses are
+//!   written as raw bytes: `Content-Length` bodies, or chunked SSE with one event
+//!   per chunk and a flush per event. A present `Origin` that is not a loopback
+//!   origin (or one of [`ServeConfig::allowed_origins`]) gets `403` with a JSON-RPC
+//!   error without `id`. GET gets `405`; DELETE terminates a 2025-11-25 session
+//!   (`404` if unknown, `405` without `MCP-Session-Id`).
+//! - **2026-07-28 validation order** (the spec leaves it open): required `_meta`
+//!   fields (`400` + `-32602`), protocol version (`400` + `-32022`), standard
+//!   headers `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` (`400` + `-32020`),
+//!   method (`404` + `-32601`), then client capabilities (`400` + `-32021`).
+//!   Other JSON-RPC errors (unknown tool, malformed `tools/call` params, a
+//!   rejected `requestState`) go out with HTTP 200.
+//! - **Confirmation** (`confirm_action`, and every tool under the
+//!   `input_required` scenario): 2026-07-28 uses MRTR; the `requestState` is a
+//!   base64url JSON payload (tool, digest of the arguments, id of the request
+//!   that received it, 10-minute expiry) sealed with a keyed SipHash tag under a
+//!   per-process random key. A retry must echo it, answer `inputResponses.confirm`
+//!   and use a new id; a tampered, foreign, expired or reused-id state is rejected
+//!   with a JSON-RPC error, a missing answer is asked for again. 2025-11-25 sends an
+//!   `elicitation/create` request on the `tools/call` SSE stream and finishes the
+//!   stream once the client POSTs its JSON-RPC response (or after the stall cap);
+//!   URL-mode `-32042` is not used because a confirmation is not a URL interaction.
+//!   Without the elicitation capability, 2026-07-28 answers `-32021` and
+//!   2025-11-25 a tool result with `isError: true`.
+//! - **Faults** replace the response to a `tools/call` that names a known tool
+//!   and would otherwise be answered with a result; protocol errors (unknown tool,
+//!   bad headers, bad state) go out unchanged. `http_status_sequence` and
+//!   `rate_limited` act on every POST instead.
+//! - **SSE**: 2025-11-25 streams start with a priming event (`id:` + empty
+//!   `data:`), except in the stream-fault scenarios (`sse_close_early`,
+//!   `sse_reset`, `sse_stall`, `sse_malformed_event`), where no event id is sent
+//!   so that nothing invites a resumption the server does not offer. Progress
+//!   notifications carry the request's `_meta.progressToken`; when it has none,
+//!   the SSE scenarios use `mcp-verdict-progress-<request id>`.
+//!
 //! ```no_run
 //! use mcp_verdict::serve::{self, ServeConfig};
 //! let handle = serve::start(ServeConfig {
@@ -512,7 +550,8 @@ fn run_sse(
     record.http_statuses = vec![200];
     record.content_type = Some("text/event-stream".into());
     record.sse_event_count = Some(0);
-    let close = !matches!(plan.end, SseEnd::Finish);
+    // A close-delimited body (HTTP/1.0) always ends the connection.
+    let close = !matches!(plan.end, SseEnd::Finish) || !chunked;
     let mut w = match SseWriter::start(stream, 200, &plan.headers, chunked, close) {
         Ok(w) => w,
         Err(_) => {
