@@ -26,6 +26,8 @@ enum Command {
     Classify(classify::ClassifyArgs),
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
+    /// Run an MCP server on loopback that injects one fault scenario at a time.
+    Serve(crate::serve::cli::ServeArgs),
 }
 
 /// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
@@ -92,5 +94,6 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Serve(a) => crate::serve::cli::run(a),
     }
 }
