@@ -31,6 +31,7 @@ mod jsondup;
 pub mod model;
 pub mod protocol;
 pub mod render;
+pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod sse;

@@ -1,6 +1,7 @@
 //! The `mcp-verdict` command line. `main` only parses arguments and calls in here; the library
 //! does the work.
 
+mod check;
 mod classify;
 mod rules_cmd;
 
@@ -26,6 +27,9 @@ enum Command {
     Classify(classify::ClassifyArgs),
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
+    /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
+    /// markdown, junit, sarif, html).
+    Check(check::CheckArgs),
 }
 
 /// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
@@ -92,5 +96,6 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Check(a) => check::run(a),
     }
 }
