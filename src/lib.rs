@@ -25,6 +25,7 @@
 
 pub mod checks;
 pub mod cli;
+pub mod diag;
 pub mod engine;
 pub mod exchange;
 mod jsondup;
@@ -34,6 +35,7 @@ pub mod render;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod serve;
 pub mod sse;
 
 pub use engine::{JudgeError, Judgement, Options, Verdict, judge};

@@ -131,7 +131,9 @@ impl Outcome {
                 "the body is neither application/json nor text/event-stream; no JSON-RPC response was delivered"
             }
             NoResponse => "the server accepted the POST but delivered no JSON-RPC response",
-            MalformedJson => "the body is not well-formed JSON; no response can be read from it",
+            MalformedJson => {
+                "the body cannot be read as JSON (malformed, or not UTF-8); no response can be read from it"
+            }
             DeliveryUnknown => {
                 "the response stream ended before the response arrived: whether the tool ran is unknown"
             }

@@ -123,7 +123,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
         for f in &v.findings {
             let path = crate::engine::json_path(&f.pointer);
             let at = match f.event {
-                Some(e) => format!("{label}::event[{e}]{}", &path[1..]),
+                Some(e) => format!("{label}::event[{e}]{path}"),
                 None => format!("{label}::{path}"),
             };
             let _ = writeln!(

@@ -114,10 +114,20 @@ fn conformance_counts_and_never_calls_unexercised_rules_passed() {
     let by_id: BTreeMap<&str, &report::RuleConformance> =
         v2025.rules.iter().map(|r| (r.rule.as_str(), r)).collect();
     let complete = by_id["tools.result.complete"];
-    assert_eq!(
-        (complete.triggered, complete.state),
-        (4, report::RuleState::Triggered)
-    );
+    // The two TOOL_SUCCESS exchanges at least trigger it; counts agree with the evaluations.
+    assert!(complete.triggered >= 2, "{}", complete.triggered);
+    assert_eq!(complete.state, report::RuleState::Triggered);
+    let triggered = run()
+        .results()
+        .filter(|(_, r)| r.protocol == v2025.protocol)
+        .filter(|(_, r)| {
+            r.evaluations.iter().any(|e| {
+                e.rule == "tools.result.complete"
+                    && e.status == mcp_verdict::engine::EvalStatus::Triggered
+            })
+        })
+        .count();
+    assert_eq!(complete.triggered, triggered);
     let http = by_id["http.status.non-2xx"];
     assert_eq!(
         (http.passed, http.triggered, http.not_applicable),
@@ -635,4 +645,40 @@ fn text_report_lists_failures_and_sections() {
         v.contains("PASS      tests/data/check/corpus/ok/http-500.json  [2025-11-25]  HTTP_ERROR"),
         "{v}"
     );
+}
+
+#[test]
+fn reports_on_the_shipped_fixture_corpus_validate() {
+    // The project's own corpus (tests/fixtures), with SSE bodies and every rule exercised.
+    let run = report::run_check(&["tests/fixtures"], &CheckOptions::default()).unwrap();
+    assert_eq!(run.input_errors().count(), 0);
+    let cov = report::coverage(&run.files);
+    let check = |schema_path: &str, doc: &str| {
+        let schema: Value =
+            serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let doc: Value = serde_json::from_str(doc).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .take(5)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{schema_path}: {errors:#?}");
+    };
+    check(
+        "schemas/check-report.schema.json",
+        &json::render(&run, Some(&cov)),
+    );
+    check(
+        "tests/data/check/sarif-2.1.0-subset.schema.json",
+        &sarif::render(&run),
+    );
+    // Findings in stream events are located inside the body literal, with an excerpt.
+    let located = run
+        .results()
+        .flat_map(|(_, r)| &r.findings)
+        .filter(|f| f.finding.event.is_some() && !f.finding.pointer.is_empty())
+        .filter(|f| f.excerpt.is_some() && f.location.is_some())
+        .count();
+    assert!(located > 0);
 }

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::framing::kind;
 use super::{Eval, Params};
-use crate::engine::Cx;
+use crate::engine::{Cx, ids_equal};
 
 fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
     if !cx.an.req.expects_response() {
@@ -47,17 +47,6 @@ pub(super) fn result_xor_error(cx: &Cx<'_>, _: &Params) -> Eval {
             };
             Eval::hit("", format!("the message has {what}"))
         }
-    }
-}
-
-/// JSON-RPC id equality: same type and value; numbers compare numerically (`2` equals `2.0`).
-pub(crate) fn ids_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        _ => a == b,
     }
 }
 

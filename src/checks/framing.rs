@@ -11,7 +11,19 @@ fn applies(cx: &Cx<'_>) -> bool {
 }
 
 pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
-    if !applies(cx) || !cx.an.json_branch() {
+    if !applies(cx) {
+        return Eval::NotApplicable;
+    }
+    if let Some(s) = cx.an.stream() {
+        return match s.parsed.invalid_utf8_at {
+            Some(offset) => Eval::hit(
+                "",
+                format!("byte {offset} of the event stream starts an invalid UTF-8 sequence"),
+            ),
+            None => Eval::Pass,
+        };
+    }
+    if !cx.an.json_branch() {
         return Eval::NotApplicable;
     }
     match &cx.an.body {
@@ -24,7 +36,8 @@ pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
-    if !applies(cx) {
+    // A body cut off by a reset or timeout is judged by `body_cut_off`, not as malformed.
+    if !applies(cx) || cx.an.ex.end != crate::exchange::BodyEnd::Complete {
         return Eval::NotApplicable;
     }
     match &cx.an.body {

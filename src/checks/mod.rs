@@ -9,6 +9,7 @@ mod mrtr;
 mod request;
 mod result;
 mod schema;
+mod stream;
 mod transport;
 
 use std::collections::BTreeMap;
@@ -148,6 +149,12 @@ pub struct Params {
     /// Method name to the client capability it needs (dotted path).
     #[serde(default)]
     pub methods: BTreeMap<String, String>,
+    /// A list of names (e.g. notification methods).
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Whether a broken stream can be resumed under the revision.
+    #[serde(default)]
+    pub resumable: Option<bool>,
     #[serde(skip)]
     patterns: Vec<PointerPattern>,
     #[serde(skip)]
@@ -291,7 +298,7 @@ checks! {
     "is_error_true" => result::is_error_true, [], [],
         "a final tool result has `isError: true`";
     "tool_result_final" => result::tool_result_final, [], [],
-        "a final tool result is present";
+        "a final tool result is present and `isError` is not true";
     "structured_content_mirrored" => result::structured_content_mirrored, [], [],
         "`structuredContent` is present and no text block carries the same JSON";
     "output_schema_conforms" => result::output_schema_conforms, [], [],
@@ -306,6 +313,34 @@ checks! {
         "an input request needs a client capability the request did not declare";
     "irr_keys_unique" => mrtr::irr_keys_unique, [], [],
         "`inputRequests` repeats a key in the raw JSON";
+    "sse_event_json" => stream::sse_event_json, [], [],
+        "an SSE event before the final response carries data that is not JSON";
+    "sse_message_shape" => stream::sse_message_shape, [], [],
+        "an SSE event carries JSON that is not a JSON-RPC message";
+    "sse_final_response" => stream::sse_final_response, ["resumable"], ["resumable"],
+        "the SSE stream ended before a response with the request's id";
+    "body_cut_off" => stream::body_cut_off, [], [],
+        "a JSON body ended early (reset or timeout) and does not parse";
+    "sse_server_request" => stream::sse_server_request, [], [],
+        "the SSE stream carries a server-to-client JSON-RPC request";
+    "sse_unmatched_response" => stream::sse_unmatched_response, [], [],
+        "the SSE stream carries a response other than the final one (another id, or a repeat)";
+    "sse_after_final" => stream::sse_after_final, [], [],
+        "events follow the final response on the SSE stream";
+    "sse_progress" => stream::sse_progress, [], [],
+        "a progress notification with another token, without a requested token, not increasing, or after the response";
+    "sse_log_without_level" => stream::sse_log_without_level, [], [],
+        "a log message notification on a request that set no log level";
+    "sse_notification_method" => stream::sse_notification_method, ["names"], ["names"],
+        "a notification whose method is one of `names` is on the stream";
+    "sse_unrelated_notification" => stream::sse_unrelated_notification, ["names"], ["names"],
+        "a notification whose method is not one of `names` (the request-related ones) is on the stream";
+    "sse_accel_buffering" => stream::sse_accel_buffering, [], [],
+        "an SSE response lacks `X-Accel-Buffering: no`";
+    "sse_priming_event" => stream::sse_priming_event, [], [],
+        "an SSE stream does not start with a priming event (event id, empty data)";
+    "era_detection" => stream::era_detection, ["codes"], ["codes"],
+        "a 400/404/405 whose body is not a recognised modern JSON-RPC error (one of `codes`)";
     "request_version_header" => request::request_version_header, [], [],
         "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
     "request_standard_headers" => request::request_standard_headers, [], [],

@@ -36,9 +36,12 @@ pub(super) fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(r) = irr(cx) else {
         return Eval::NotApplicable;
     };
-    let Some(caps) = cx.an.req.capabilities else {
+    // A recorded request without clientCapabilities declared none.
+    if cx.an.req.body.is_none() {
         return Eval::NotApplicable;
-    };
+    }
+    let none = Map::new();
+    let caps = cx.an.req.capabilities.unwrap_or(&none);
     let Some(requests) = r.get("inputRequests").and_then(Value::as_object) else {
         return Eval::NotApplicable;
     };

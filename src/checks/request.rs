@@ -12,7 +12,8 @@ fn modern_request(cx: &Cx<'_>) -> bool {
 }
 
 pub(super) fn request_version_header(cx: &Cx<'_>, _: &Params) -> Eval {
-    if !modern_request(cx) {
+    // Header requirements for notification POSTs are not defined by 2026-07-28.
+    if !modern_request(cx) || cx.an.req.is_notification {
         return Eval::NotApplicable;
     }
     let req = &cx.an.req;

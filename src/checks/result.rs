@@ -137,6 +137,7 @@ pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
+        Some(r) if r.get("isError") == Some(&Value::Bool(true)) => Eval::Pass,
         Some(_) => Eval::triggered(),
         None => Eval::NotApplicable,
     }

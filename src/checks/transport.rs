@@ -17,6 +17,10 @@ pub(super) fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(code), Some(status)) = (p.code, p.status) else {
         return Eval::NotApplicable;
     };
+    // The pairings are for answers to requests; a rejected notification may carry any error.
+    if !cx.an.req.expects_response() {
+        return Eval::NotApplicable;
+    }
     if cx.an.error_code() != Some(code) {
         return Eval::NotApplicable;
     }
@@ -43,7 +47,9 @@ pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
     if req.capabilities.is_none() {
         missing.push("io.modelcontextprotocol/clientCapabilities");
     }
-    if missing.is_empty() {
+    // Only a server that processed the request (2xx) or rejected it as malformed (400) is
+    // judged here; a 503 or 429 says nothing about how it would treat the request.
+    if missing.is_empty() || !(cx.an.is_2xx() || cx.an.status() == 400) {
         return Eval::NotApplicable;
     }
     if cx.an.status() == 400 && cx.an.error_code() == Some(-32602) {

@@ -27,6 +27,8 @@ enum Command {
     Classify(classify::ClassifyArgs),
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
+    /// Run an MCP server on loopback that injects one fault scenario at a time.
+    Serve(crate::serve::cli::ServeArgs),
     /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
     /// markdown, junit, sarif, html).
     Check(check::CheckArgs),
@@ -96,6 +98,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Serve(a) => crate::serve::cli::run(a),
         Command::Check(a) => check::run(a),
     }
 }

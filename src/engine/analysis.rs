@@ -76,6 +76,73 @@ pub enum Body {
     BadJson(JsonError),
     /// A body not read as JSON (e.g. an HTML error page).
     Opaque,
+    /// A `text/event-stream` body, split into events and messages.
+    Stream(Box<Stream>),
+}
+
+/// An SSE response stream, read once.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    /// The parsed events, skipped (priming) blocks, tail and counters.
+    pub parsed: crate::sse::Parsed,
+    /// One entry per dispatched event, in order.
+    pub messages: Vec<StreamMessage>,
+    /// Index (into `messages`) of the final response: the first response whose id matches the
+    /// request's (the first response at all when the request id is unknown).
+    pub final_index: Option<usize>,
+}
+
+/// What one event's data is.
+#[derive(Clone, Debug)]
+pub enum MessageKind {
+    /// A JSON-RPC notification (`method`, no `id`).
+    Notification,
+    /// A JSON-RPC request from the server (`method` and `id`).
+    Request,
+    /// A JSON-RPC response (`result` or `error`).
+    Response,
+    /// JSON, but not a JSON-RPC message.
+    Other,
+    /// Not JSON.
+    BadJson(JsonError),
+}
+
+/// One event's message.
+#[derive(Clone, Debug)]
+pub struct StreamMessage {
+    /// Index of the event among dispatched events.
+    pub event: usize,
+    /// What it is.
+    pub kind: MessageKind,
+    /// The parsed data, when it is JSON.
+    pub value: Option<Value>,
+}
+
+impl StreamMessage {
+    /// `method` of a notification or request.
+    pub fn method(&self) -> Option<&str> {
+        self.value.as_ref()?.get("method")?.as_str()
+    }
+}
+
+impl Stream {
+    /// The final response message.
+    pub fn final_message(&self) -> Option<&StreamMessage> {
+        self.messages.get(self.final_index?)
+    }
+
+    /// Messages before the final response (all of them when there is none).
+    pub fn before_final(&self) -> &[StreamMessage] {
+        &self.messages[..self.final_index.unwrap_or(self.messages.len())]
+    }
+
+    /// Messages after the final response.
+    pub fn after_final(&self) -> &[StreamMessage] {
+        match self.final_index {
+            Some(i) => &self.messages[i + 1..],
+            None => &[],
+        }
+    }
 }
 
 /// Facts about the request as recorded.
@@ -184,7 +251,7 @@ impl<'x> Analysis<'x> {
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let body = read_body(ex, &media);
+        let body = read_body(ex, &media, req.id);
         Analysis {
             ex,
             req,
@@ -208,6 +275,7 @@ impl<'x> Analysis<'x> {
     pub fn message(&self) -> Option<&Map<String, Value>> {
         let obj = match &self.body {
             Body::Json(Value::Object(o)) => o,
+            Body::Stream(s) => return s.final_message()?.value.as_ref()?.as_object(),
             _ => return None,
         };
         if self.is_2xx() || looks_like_jsonrpc(obj) {
@@ -221,6 +289,7 @@ impl<'x> Analysis<'x> {
     pub fn message_value(&self) -> Option<&Value> {
         match &self.body {
             Body::Json(v @ Value::Object(o)) if self.is_2xx() || looks_like_jsonrpc(o) => Some(v),
+            Body::Stream(s) => s.final_message()?.value.as_ref(),
             _ => None,
         }
     }
@@ -249,8 +318,25 @@ impl<'x> Analysis<'x> {
     pub fn message_text(&self) -> Option<&str> {
         match &self.body {
             Body::Json(_) => std::str::from_utf8(&self.ex.body).ok(),
+            Body::Stream(s) => {
+                let m = s.final_message()?;
+                Some(s.parsed.events[m.event].data.as_str())
+            }
             _ => None,
         }
+    }
+
+    /// The stream, when the body is an SSE stream.
+    pub fn stream(&self) -> Option<&Stream> {
+        match &self.body {
+            Body::Stream(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The SSE event the response message came from, for locating findings.
+    pub fn message_event(&self) -> Option<usize> {
+        self.stream()?.final_message().map(|m| m.event)
     }
 
     /// Whether the body is read as JSON (JSON media, or JSON-looking text without a type).
@@ -276,7 +362,7 @@ fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
     obj.contains_key("jsonrpc") || obj.contains_key("result") || obj.contains_key("error")
 }
 
-fn read_body(ex: &Exchange, media: &Media) -> Body {
+fn read_body(ex: &Exchange, media: &Media, request_id: Option<&Value>) -> Body {
     let bytes = ex.body.as_slice();
     if bytes.is_empty() {
         return Body::Empty;
@@ -293,7 +379,7 @@ fn read_body(ex: &Exchange, media: &Media) -> Body {
         // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
         // error in a wrong type is still worth reading for the code.
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
-        Media::EventStream => false,
+        Media::EventStream => return Body::Stream(Box::new(read_stream(bytes, request_id))),
     };
     if !json {
         return Body::Opaque;
@@ -308,12 +394,75 @@ fn read_body(ex: &Exchange, media: &Media) -> Body {
     };
     match serde_json::from_str::<Value>(text) {
         Ok(v) => Body::Json(v),
-        Err(e) => Body::BadJson(JsonError {
-            line: e.line(),
-            column: e.column(),
-            offset: offset_of(text, e.line(), e.column()),
-            message: e.to_string(),
-        }),
+        Err(e) => Body::BadJson(json_error(text, &e, |o| o)),
+    }
+}
+
+fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usize) -> JsonError {
+    JsonError {
+        line: e.line(),
+        column: e.column(),
+        offset: to_body(offset_of(text, e.line(), e.column())),
+        message: e.to_string(),
+    }
+}
+
+/// JSON-RPC id equality: same type and value; numbers compare numerically (`2` equals `2.0`).
+pub fn ids_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        _ => a == b,
+    }
+}
+
+fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
+    let parsed = crate::sse::parse(bytes);
+    let mut messages = Vec::with_capacity(parsed.events.len());
+    let mut final_index = None;
+    for ev in &parsed.events {
+        let (kind, value) = match serde_json::from_str::<Value>(&ev.data) {
+            Ok(v) => {
+                let kind = match v.as_object() {
+                    Some(o) if o.contains_key("result") || o.contains_key("error") => {
+                        MessageKind::Response
+                    }
+                    Some(o) if o.contains_key("method") && o.contains_key("id") => {
+                        MessageKind::Request
+                    }
+                    Some(o) if o.contains_key("method") => MessageKind::Notification,
+                    _ => MessageKind::Other,
+                };
+                (kind, Some(v))
+            }
+            Err(e) => (
+                MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o))),
+                None,
+            ),
+        };
+        if final_index.is_none() && matches!(kind, MessageKind::Response) {
+            let id = value.as_ref().and_then(|v| v.get("id"));
+            let matches = match (request_id, id) {
+                (None, _) => true,
+                (Some(want), Some(got)) => ids_equal(want, got),
+                (Some(_), None) => false,
+            };
+            if matches {
+                final_index = Some(messages.len());
+            }
+        }
+        messages.push(StreamMessage {
+            event: ev.index,
+            kind,
+            value,
+        });
+    }
+    Stream {
+        parsed,
+        messages,
+        final_index,
     }
 }
 

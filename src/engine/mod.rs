@@ -9,10 +9,14 @@ use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
 
-pub use analysis::{Analysis, Body, JsonError, Media, RequestFacts};
+pub use analysis::{
+    Analysis, Body, JsonError, Media, MessageKind, RequestFacts, Stream, StreamMessage, as_integer,
+    ids_equal,
+};
 pub use verdict::{
     CiteOut, CiteRole, DefaultOut, Difference, ErrorFacts, EvalStatus, Evaluation, Facts, Finding,
-    FindingOut, Judgement, JudgementOut, Verdict, VerdictOut, excerpt, facts_for, json_path,
+    FindingOut, Judgement, JudgementOut, StreamFacts, Verdict, VerdictOut,
+    classify_output_json_schema, excerpt, facts_for, json_path,
 };
 
 use crate::checks::{Eval, Target};
@@ -237,27 +241,13 @@ impl<'a> Cx<'a> {
                 if validator.is_valid(instance) {
                     return Some(Vec::new());
                 }
-                let errors = validator
-                    .iter_errors(instance)
-                    .map(|e| {
-                        let mut pointer = e.instance_path().to_string();
-                        if let jsonschema::error::ValidationErrorKind::Required { property } =
-                            e.kind()
-                        {
-                            pointer.push('/');
-                            let name = property.as_str().map_or_else(
-                                || property.to_string(),
-                                |s| s.replace('~', "~0").replace('/', "~1"),
-                            );
-                            pointer.push_str(&name);
-                        }
-                        let keyword = e.kind().keyword().to_string();
-                        let message = match e.kind() {
-                            jsonschema::error::ValidationErrorKind::Format { format } => {
-                                format_message(e.instance(), format)
-                            }
-                            _ => e.to_string(),
-                        };
+                let mut raw = Vec::new();
+                for e in validator.iter_errors(instance) {
+                    flatten_error(&e, &mut raw);
+                }
+                let errors = raw
+                    .into_iter()
+                    .map(|(pointer, keyword, message)| {
                         let owner = g.owner(&pointer, &keyword);
                         SchemaError {
                             pointer,
@@ -284,6 +274,52 @@ impl<'a> Cx<'a> {
             .iter()
             .position(|a| self.table.rule_of(a).id == id)
     }
+}
+
+/// Turns a validator error into (pointer, keyword, message) triples. For `anyOf`/`oneOf`
+/// failures the errors of the branch that came closest are reported instead: fewest missing
+/// members, then fewest errors, then the deepest location (a "best match", as people expect
+/// from `{"blob": "@@@"}` failing TextResourceContents | BlobResourceContents: the blob branch).
+fn flatten_error(e: &jsonschema::ValidationError<'_>, out: &mut Vec<(String, String, String)>) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let branches = match e.kind() {
+        K::AnyOf { context } | K::OneOfNotValid { context } => Some(context),
+        _ => None,
+    };
+    if let Some(branches) = branches
+        && let Some(best) = branches.iter().filter(|b| !b.is_empty()).min_by_key(|b| {
+            let missing = b
+                .iter()
+                .filter(|x| matches!(x.kind(), K::Required { .. }))
+                .count();
+            let depth = b
+                .iter()
+                .map(|x| x.instance_path().as_str().matches('/').count())
+                .max()
+                .unwrap_or(0);
+            (missing, b.len(), std::cmp::Reverse(depth))
+        })
+    {
+        for sub in best {
+            flatten_error(sub, out);
+        }
+        return;
+    }
+    let mut pointer = e.instance_path().to_string();
+    if let K::Required { property } = e.kind() {
+        pointer.push('/');
+        let name = property.as_str().map_or_else(
+            || property.to_string(),
+            |s| s.replace('~', "~0").replace('/', "~1"),
+        );
+        pointer.push_str(&name);
+    }
+    let keyword = e.kind().keyword().to_string();
+    let message = match e.kind() {
+        K::Format { format } => format_message(e.instance(), format),
+        _ => e.to_string(),
+    };
+    out.push((pointer, keyword, message));
 }
 
 fn format_message(instance: &Value, format: &str) -> String {

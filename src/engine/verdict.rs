@@ -72,6 +72,8 @@ pub struct Verdict<'t> {
     pub facts: Facts,
     /// Remarks about what could not be judged.
     pub notes: Vec<String>,
+    /// What the deciding rule's check found (its first hit), if it said anything.
+    pub detail: Option<String>,
     table: &'t RuleTable,
 }
 
@@ -113,6 +115,81 @@ pub struct Facts {
     /// The start of a body that is not JSON (HTML page, text), for context.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body_excerpt: Option<String>,
+    /// What the SSE stream carried, for `text/event-stream` bodies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamFacts>,
+}
+
+/// What an SSE response stream carried and how it ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct StreamFacts {
+    /// Dispatched events (each should carry one JSON-RPC message).
+    pub events: usize,
+    /// Blocks without data (e.g. the priming event), not dispatched.
+    pub skipped_events: usize,
+    /// Comment lines (keep-alives).
+    pub comments: usize,
+    /// Notifications by method.
+    pub notifications: BTreeMap<String, usize>,
+    /// Server-to-client requests by method.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: BTreeMap<String, usize>,
+    /// Responses seen (the final one included).
+    pub responses: usize,
+    /// Whether the response to this request arrived.
+    pub final_response: bool,
+    /// The event carrying it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_event: Option<usize>,
+    /// Events that were not JSON.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub malformed_events: Vec<usize>,
+    /// Why the stream ended: `complete` (EOF), `reset` or `timeout`.
+    pub end: String,
+    /// Bytes of an event left undispatched at the end (cut off mid-event).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undispatched_bytes: Option<usize>,
+    /// The last event id the server sent (for resumption under revisions that allow it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_event_id: Option<String>,
+}
+
+fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
+    use super::MessageKind;
+    let s = an.stream()?;
+    let mut f = StreamFacts {
+        events: s.messages.len(),
+        skipped_events: s.parsed.skipped_empty.len(),
+        comments: s.parsed.comments,
+        final_response: s.final_index.is_some(),
+        final_event: s.final_message().map(|m| m.event),
+        end: an.ex.end.as_str().to_string(),
+        undispatched_bytes: s
+            .parsed
+            .tail
+            .as_ref()
+            .map(|t| s.parsed.len.saturating_sub(t.start)),
+        last_event_id: (!s.parsed.last_event_id.is_empty()).then(|| s.parsed.last_event_id.clone()),
+        ..StreamFacts::default()
+    };
+    for m in &s.messages {
+        match &m.kind {
+            MessageKind::Notification => {
+                *f.notifications
+                    .entry(m.method().unwrap_or("?").to_string())
+                    .or_default() += 1;
+            }
+            MessageKind::Request => {
+                *f.requests
+                    .entry(m.method().unwrap_or("?").to_string())
+                    .or_default() += 1;
+            }
+            MessageKind::Response => f.responses += 1,
+            MessageKind::BadJson(_) => f.malformed_events.push(m.event),
+            MessageKind::Other => {}
+        }
+    }
+    Some(f)
 }
 
 /// A JSON-RPC error as received.
@@ -177,6 +254,7 @@ pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Fa
             })
             .unwrap_or_default(),
         body_excerpt,
+        stream: stream_facts(an),
     }
 }
 
@@ -208,7 +286,7 @@ impl<'t> Verdict<'t> {
         let mut evaluations = Vec::with_capacity(evals.len());
         let mut findings = Vec::new();
         let mut defaults = Vec::new();
-        let mut outcome_rules: Vec<&'t Active> = Vec::new();
+        let mut outcome_rules: Vec<(&'t Active, Option<String>)> = Vec::new();
         for (i, (active, eval)) in actives.iter().zip(evals).enumerate() {
             let status = match &eval {
                 Eval::NotApplicable => EvalStatus::NotApplicable,
@@ -219,11 +297,15 @@ impl<'t> Verdict<'t> {
             let Eval::Trigger(hits) = eval else { continue };
             let rule = table.rule_of(active);
             if active.outcome.is_some() {
-                outcome_rules.push(active);
+                outcome_rules.push((active, hits.first().map(|h| h.message.clone())));
             }
             if active.default.is_some() {
                 defaults.push(active);
             }
+            let message_event = match rule.layer {
+                crate::model::Layer::Transport | crate::model::Layer::Framing => None,
+                _ => cx.an.message_event(),
+            };
             if let Some(severity) = active.severity {
                 if hits.is_empty() {
                     findings.push(Finding {
@@ -242,12 +324,14 @@ impl<'t> Verdict<'t> {
                         severity,
                         pointer: h.pointer,
                         message: h.message,
-                        event: h.event,
+                        event: h.event.or(message_event),
                     });
                 }
             }
         }
-        outcome_rules.sort_by_key(|a| a.precedence);
+        outcome_rules.sort_by_key(|(a, _)| a.precedence);
+        let detail = outcome_rules.first().and_then(|(_, d)| d.clone());
+        let outcome_rules: Vec<&'t Active> = outcome_rules.into_iter().map(|(a, _)| a).collect();
         let decided_by = outcome_rules.first().copied();
         let mut notes = Vec::new();
         let outcome = match decided_by {
@@ -294,6 +378,7 @@ impl<'t> Verdict<'t> {
             evaluations,
             facts: facts_for(cx.an, table, cx.protocol),
             notes,
+            detail,
             table,
         }
     }
@@ -336,21 +421,13 @@ impl<'t> Verdict<'t> {
     pub fn summary(&self) -> String {
         let f = &self.facts;
         let mut s = match self.outcome {
-            Outcome::HttpError => format!("HTTP {}: {}", f.http_status, self.outcome.meaning()),
             Outcome::JsonrpcError => format!("{}: {}", error_label(f), self.outcome.meaning()),
-            Outcome::UnexpectedContentType => format!(
-                "HTTP {} with Content-Type {}: {}",
-                f.http_status,
-                f.media_type,
-                self.outcome.meaning()
-            ),
-            Outcome::NoResponse => format!(
-                "HTTP {} with no body: {}",
-                f.http_status,
-                self.outcome.meaning()
-            ),
             _ => self.outcome.meaning().to_string(),
         };
+        if let Some(d) = &self.detail {
+            s.push_str(" — ");
+            s.push_str(d);
+        }
         if self.outcome == Outcome::HttpError && f.error.is_some() {
             s.push_str(&format!("; the body carries {}", error_label(f)));
         }
@@ -660,6 +737,16 @@ pub struct JudgementOut {
     pub verdicts: Vec<VerdictOut>,
     /// What differs between revisions.
     pub differences: Vec<Difference>,
+}
+
+/// The JSON Schema of `classify --format json` output, as published in
+/// `schemas/classify-output.schema.json`.
+pub fn classify_output_json_schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::default()
+        .for_serialize()
+        .into_generator();
+    serde_json::to_value(generator.into_root_schema_for::<JudgementOut>())
+        .expect("schema serializes")
 }
 
 #[cfg(test)]

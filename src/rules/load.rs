@@ -31,6 +31,7 @@ pub(super) fn embedded_sources() -> Vec<(String, String)> {
         "result.toml",
         "content.toml",
         "mrtr.toml",
+        "stream.toml",
         "request.toml",
     )
 }

@@ -1,0 +1,533 @@
+//! Diagnostic records shared by `serve` (the fault-injecting test server) and
+//! `probe` (the client-side exerciser).
+//!
+//! One [`DiagRecord`] describes one HTTP exchange (or, for the probe, one logical
+//! call with its retries) and serialises as a single JSON line, so a run leaves a
+//! `.jsonl` trail that can be grepped, diffed and fed back into `mcp-verdict`.
+//! Everything that may carry a secret (error messages, error data, client
+//! names) goes through [`sanitize`] / [`sanitize_value`] first.
+
+use std::sync::LazyLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which tool wrote a record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The `serve` command (server side of the exchange).
+    Serve,
+    /// The `probe` command (client side of the exchange).
+    Probe,
+}
+
+/// How the HTTP response body (or SSE stream) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamEnd {
+    /// The body was delivered in full (Content-Length reached, or the chunked
+    /// stream was terminated after its final event).
+    Complete,
+    /// The connection or stream was closed cleanly before the final response.
+    Eof,
+    /// The connection was reset (TCP RST).
+    Reset,
+    /// The reader gave up waiting (client-side timeout, or the server waited
+    /// in vain for something the client should have sent).
+    Timeout,
+    /// The writer deliberately stopped sending without closing (stalled stream).
+    Stall,
+}
+
+/// Who caused a repeated request, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetryOrigin {
+    /// Not a retry (or unknown to the writer).
+    #[default]
+    None,
+    /// The MCP SDK / transport retried on its own.
+    Sdk,
+    /// Application (business) code re-sent the call.
+    Business,
+    /// A person re-ran the call by hand.
+    Manual,
+}
+
+/// JSON-RPC facts of the exchange.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonRpcFacts {
+    /// The request id (`null` for notifications, responses and unparsable bodies).
+    pub id: Option<Value>,
+    /// `error.code` of the JSON-RPC error response, if one was sent/received.
+    pub error_code: Option<i64>,
+    /// `error.message`, sanitised and bounded (see [`sanitize`]).
+    pub error_message: Option<String>,
+}
+
+/// One diagnostic record: one JSON line per exchange.
+///
+/// Field names are the wire contract (camelCase); do not rename them casually,
+/// other tools read these lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagRecord {
+    /// When the exchange finished, RFC 3339 UTC with milliseconds
+    /// (e.g. `2026-08-01T12:00:00.123Z`).
+    pub ts: String,
+    /// Which tool wrote the record.
+    pub side: Side,
+    /// `name@version` of the client, from `_meta` `io.modelcontextprotocol/clientInfo`
+    /// (2026-07-28) or `initialize` `clientInfo` (2025-11-25); sanitised.
+    pub client: Option<String>,
+    /// Protocol revision in force for the exchange (requested or negotiated).
+    pub protocol_version: Option<String>,
+    /// Scenario in force, as given on the command line (`name[:params]`).
+    pub scenario: Option<String>,
+    /// JSON-RPC method of the request (`null` when there was none, e.g. GET).
+    pub method: Option<String>,
+    /// Ordinal of this POST among all POSTs the server has seen (1-based);
+    /// for the probe, the number of POSTs it sent for this call.
+    pub post_count: u64,
+    /// HTTP statuses seen for this exchange, in order (the probe lists one per
+    /// attempt; the server lists the one it sent).
+    pub http_statuses: Vec<u16>,
+    /// `Content-Type` of the response, if the response had one.
+    pub content_type: Option<String>,
+    /// Number of complete SSE events delivered (`null` when the body was not SSE).
+    pub sse_event_count: Option<u64>,
+    /// Whether the final JSON-RPC response for the request was delivered in full.
+    pub final_response: bool,
+    /// How the body/stream ended.
+    pub stream_end: StreamEnd,
+    /// JSON-RPC id / error facts.
+    pub jsonrpc: JsonRpcFacts,
+    /// `result.resultType` of the response, when a result carried one.
+    pub result_type: Option<String>,
+    /// Verdict outcome name (the probe fills it; the server leaves it `null`).
+    pub outcome: Option<String>,
+    /// Free-form retry advice (filled later; `null` when none).
+    pub retry_advice: Option<Value>,
+    /// Who caused a repeated request.
+    pub retry_origin: RetryOrigin,
+}
+
+impl DiagRecord {
+    /// A record stamped with the current time and every optional field empty.
+    pub fn new(side: Side) -> Self {
+        Self {
+            ts: now_rfc3339(),
+            side,
+            client: None,
+            protocol_version: None,
+            scenario: None,
+            method: None,
+            post_count: 0,
+            http_statuses: Vec::new(),
+            content_type: None,
+            sse_event_count: None,
+            final_response: false,
+            stream_end: StreamEnd::Complete,
+            jsonrpc: JsonRpcFacts::default(),
+            result_type: None,
+            outcome: None,
+            retry_advice: None,
+            retry_origin: RetryOrigin::None,
+        }
+    }
+
+    /// The record as one line of JSON (no trailing newline).
+    pub fn to_json_line(&self) -> String {
+        // Serialising plain data with string keys cannot fail.
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{}"))
+    }
+}
+
+/// The current time as RFC 3339 UTC with millisecond precision.
+pub fn now_rfc3339() -> String {
+    let dur = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    format_rfc3339_millis(dur.as_secs() as i64, dur.subsec_millis())
+}
+
+/// Formats seconds since the Unix epoch (UTC) plus milliseconds as RFC 3339.
+pub fn format_rfc3339_millis(secs: i64, millis: u32) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// Default bound applied by [`sanitize`], in characters.
+pub const SANITIZE_MAX_CHARS: usize = 512;
+
+/// Replacement text for a redacted secret.
+pub const REDACTED: &str = "[REDACTED]";
+
+struct Rule {
+    re: Regex,
+    replacement: &'static str,
+}
+
+static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
+    let rule = |pattern: &str, replacement: &'static str| Rule {
+        re: Regex::new(pattern).expect("sanitize pattern compiles"),
+        replacement,
+    };
+    vec![
+        // Credential-bearing header lines: keep the name, drop the value.
+        rule(
+            r"(?im)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token)(\s*[:=]\s*)[^\r\n]*",
+            "${1}${2}[REDACTED]",
+        ),
+        // Auth schemes written inline ("Bearer abc.def", "Basic dXNlcjpwYXNz").
+        rule(
+            r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{6,}=*",
+            "${1} [REDACTED]",
+        ),
+        // Basic credentials: base64 with at least one digit, '+', '/' or '='
+        // (so that prose such as "basic validation" is left alone).
+        rule(
+            r"(?i)\b(basic)\s+[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*={0,2}",
+            "${1} [REDACTED]",
+        ),
+        // JWT-shaped strings (header.payload.signature, base64url, header starts with eyJ).
+        rule(
+            r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+            "[REDACTED]",
+        ),
+        // Well-known API key / token prefixes.
+        rule(
+            r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{12,}",
+            "[REDACTED]",
+        ),
+        rule(
+            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}|\bgithub_pat_[A-Za-z0-9_]{16,}",
+            "[REDACTED]",
+        ),
+        rule(r"\bglpat-[A-Za-z0-9_-]{12,}", "[REDACTED]"),
+        rule(r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "[REDACTED]"),
+        rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "[REDACTED]"),
+        rule(r"\bAIza[0-9A-Za-z_-]{30,}", "[REDACTED]"),
+        // User info in URLs: scheme://user:password@host
+        rule(
+            r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@",
+            "${1}[REDACTED]@",
+        ),
+        // JSON members with secret-looking names: "password": "..."
+        rule(
+            r#"(?i)("(?:[a-z0-9_-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|credential|private[_-]?key|session[_-]?id|cookie|authorization))"\s*:\s*)"(?:[^"\\]|\\.)*""#,
+            r#"${1}"[REDACTED]""#,
+        ),
+        // key=value / key: value pairs with secret-looking keys.
+        rule(
+            r"(?i)\b([a-z0-9_-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|credential|private[_-]?key|session[_-]?id))(\s*[=:]\s*)[^\s&,;'\x22]+",
+            "${1}${2}[REDACTED]",
+        ),
+    ]
+});
+
+/// Redacts credentials in `text` and bounds it to [`SANITIZE_MAX_CHARS`] characters.
+///
+/// Redacted: values of `Authorization`, `Proxy-Authorization`, `Cookie`,
+/// `Set-Cookie`, `X-Api-Key`-like headers; `Bearer`/`Basic` credentials;
+/// JWT-shaped strings; well-known key formats (`sk-…`, `ghp_…`, `github_pat_…`,
+/// `glpat-…`, `xox?-…`, `AKIA…`, `AIza…`); passwords in URLs; and values of
+/// `password=`, `token:`, `"api_key": "…"` and similar pairs. Text longer than
+/// the bound is cut on a character boundary and ends with
+/// `…[truncated N chars]`, where N counts the characters removed.
+pub fn sanitize(text: &str) -> String {
+    sanitize_with_limit(text, SANITIZE_MAX_CHARS)
+}
+
+/// [`sanitize`] with an explicit bound in characters.
+pub fn sanitize_with_limit(text: &str, max_chars: usize) -> String {
+    let mut out = text.to_owned();
+    for rule in RULES.iter() {
+        if rule.re.is_match(&out) {
+            out = rule.re.replace_all(&out, rule.replacement).into_owned();
+        }
+    }
+    truncate_chars(out, max_chars)
+}
+
+fn truncate_chars(s: String, max_chars: usize) -> String {
+    let total = s.chars().count();
+    if total <= max_chars {
+        return s;
+    }
+    let cut = s
+        .char_indices()
+        .nth(max_chars)
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    format!("{}…[truncated {} chars]", &s[..cut], total - max_chars)
+}
+
+/// Object keys whose values are replaced wholesale by [`sanitize_value`].
+fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase().replace(['-', '_'], "");
+    const NEEDLES: [&str; 12] = [
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "authorization",
+        "cookie",
+        "setcookie",
+        "credential",
+        "privatekey",
+        "sessionid",
+        "pwd",
+    ];
+    NEEDLES.iter().any(|n| k.contains(n))
+}
+
+/// Sanitises a JSON value (e.g. JSON-RPC `error.data`): every string goes
+/// through [`sanitize`], values under secret-looking keys (`password`,
+/// `token`, `authorization`, `cookie`, `apiKey`, …) become `"[REDACTED]"`,
+/// and arrays/objects deeper than 8 levels or longer than 64 members are cut.
+pub fn sanitize_value(value: &Value) -> Value {
+    sanitize_value_depth(value, 0)
+}
+
+fn sanitize_value_depth(value: &Value, depth: usize) -> Value {
+    const MAX_DEPTH: usize = 8;
+    const MAX_MEMBERS: usize = 64;
+    match value {
+        Value::String(s) => Value::String(sanitize(s)),
+        Value::Array(items) => {
+            if depth >= MAX_DEPTH {
+                return Value::String("…[nested array omitted]".into());
+            }
+            let mut out: Vec<Value> = items
+                .iter()
+                .take(MAX_MEMBERS)
+                .map(|v| sanitize_value_depth(v, depth + 1))
+                .collect();
+            if items.len() > MAX_MEMBERS {
+                out.push(Value::String(format!(
+                    "…[{} more items]",
+                    items.len() - MAX_MEMBERS
+                )));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            if depth >= MAX_DEPTH {
+                return Value::String("…[nested object omitted]".into());
+            }
+            let mut out = serde_json::Map::new();
+            for (k, v) in map.iter().take(MAX_MEMBERS) {
+                let key = sanitize_with_limit(k, 128);
+                let val = if is_secret_key(k) && !v.is_null() {
+                    Value::String(REDACTED.into())
+                } else {
+                    sanitize_value_depth(v, depth + 1)
+                };
+                out.insert(key, val);
+            }
+            if map.len() > MAX_MEMBERS {
+                out.insert(
+                    "…".into(),
+                    Value::String(format!("[{} more members]", map.len() - MAX_MEMBERS)),
+                );
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rfc3339_formatting() {
+        assert_eq!(format_rfc3339_millis(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            format_rfc3339_millis(951_782_400, 7),
+            "2000-02-29T00:00:00.007Z"
+        );
+        assert_eq!(
+            format_rfc3339_millis(1_785_585_599, 999),
+            "2026-08-01T11:59:59.999Z"
+        );
+        let now = now_rfc3339();
+        assert_eq!(now.len(), 24, "{now}");
+        assert!(now.ends_with('Z'));
+    }
+
+    #[test]
+    fn record_serialises_with_contract_field_names() {
+        let mut r = DiagRecord::new(Side::Serve);
+        r.client = Some("probe@1.0".into());
+        r.http_statuses = vec![503, 200];
+        r.jsonrpc.id = Some(json!(1));
+        r.jsonrpc.error_code = Some(-32602);
+        r.stream_end = StreamEnd::Stall;
+        r.retry_origin = RetryOrigin::Sdk;
+        let v: Value = serde_json::from_str(&r.to_json_line()).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        for k in [
+            "ts",
+            "side",
+            "client",
+            "protocolVersion",
+            "scenario",
+            "method",
+            "postCount",
+            "httpStatuses",
+            "contentType",
+            "sseEventCount",
+            "finalResponse",
+            "streamEnd",
+            "jsonrpc",
+            "resultType",
+            "outcome",
+            "retryAdvice",
+            "retryOrigin",
+        ] {
+            assert!(keys.contains(&k), "missing {k} in {v}");
+        }
+        assert_eq!(v["side"], "serve");
+        assert_eq!(v["streamEnd"], "stall");
+        assert_eq!(v["retryOrigin"], "sdk");
+        assert_eq!(v["jsonrpc"]["errorCode"], -32602);
+        assert_eq!(v["outcome"], Value::Null);
+        let back: DiagRecord = serde_json::from_value(v).unwrap();
+        assert_eq!(back, r);
+        assert!(!r.to_json_line().contains('\n'));
+    }
+
+    #[test]
+    fn redacts_headers_and_schemes() {
+        let s = sanitize("Authorization: Bearer abcdef123456\nCookie: sid=xyz; a=b\nok");
+        assert_eq!(s, "Authorization: [REDACTED]\nCookie: [REDACTED]\nok");
+        let s = sanitize("upstream said: Bearer eyJhbGciOi.abc.def rejected");
+        assert!(!s.contains("eyJhbGciOi"), "{s}");
+        assert!(s.contains("Bearer [REDACTED]"), "{s}");
+        let s = sanitize("set-cookie=session=abc123; x-api-key: KEY-123-456");
+        assert!(!s.contains("abc123") && !s.contains("KEY-123"), "{s}");
+        let s = sanitize("basic dXNlcjpwYXNzd29yZA== was refused");
+        assert_eq!(s, "basic [REDACTED] was refused");
+    }
+
+    #[test]
+    fn redacts_token_shapes() {
+        let cases = [
+            "key sk-proj-ABCDEFGHIJKLMNOPQRSTUV used",
+            "key sk-ant-api03-abcdefghijklmnop used",
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 used",
+            "github_pat_11ABCDEFG0123456789_abcdefghij used",
+            "glpat-abcdefghijklmnopqrst used",
+            "xoxb-1234567890-abcdefghij used",
+            "AKIAABCDEFGHIJKLMNOP used",
+            "AIzaSyA1234567890abcdefghijklmnopqrstu used",
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig_nature-xyz used",
+        ];
+        for c in cases {
+            let s = sanitize(c);
+            assert!(s.contains(REDACTED), "not redacted: {c} -> {s}");
+            assert!(s.ends_with(" used"), "{c} -> {s}");
+            let secret = c.split_whitespace().find(|w| w.len() > 15).unwrap();
+            assert!(!s.contains(secret), "{c} -> {s}");
+        }
+    }
+
+    #[test]
+    fn redacts_pairs_and_urls() {
+        assert_eq!(
+            sanitize("login failed: password=hunter2&user=bob"),
+            "login failed: password=[REDACTED]&user=bob"
+        );
+        assert_eq!(
+            sanitize("client_secret: s3cr3t, next"),
+            "client_secret: [REDACTED], next"
+        );
+        assert_eq!(
+            sanitize(r#"{"api_key": "abc\"def", "n": 1}"#),
+            r#"{"api_key": "[REDACTED]", "n": 1}"#
+        );
+        assert_eq!(
+            sanitize("fetch https://bob:pa55@example.com/x failed"),
+            "fetch https://[REDACTED]@example.com/x failed"
+        );
+    }
+
+    #[test]
+    fn leaves_ordinary_text_alone() {
+        let plain = "Unknown tool: get_weather (tokens used: 12); basic validation failed";
+        assert_eq!(sanitize(plain), plain);
+        assert_eq!(sanitize("sk-short"), "sk-short");
+    }
+
+    #[test]
+    fn bounds_length_on_char_boundaries() {
+        let long = "é".repeat(600);
+        let s = sanitize(&long);
+        assert!(s.starts_with(&"é".repeat(512)));
+        assert!(
+            s.ends_with("…[truncated 88 chars]"),
+            "{}",
+            &s[s.len() - 40..]
+        );
+        assert_eq!(sanitize_with_limit("abcdef", 3), "abc…[truncated 3 chars]");
+        assert_eq!(sanitize_with_limit("abc", 3), "abc");
+    }
+
+    #[test]
+    fn sanitizes_json_values() {
+        let v = json!({
+            "headers": {"Authorization": "Bearer abcdefghijkl", "Accept": "*/*"},
+            "detail": "retry with sk-proj-ABCDEFGHIJKLMNOPQRSTUV",
+            "accessToken": "xyz",
+            "list": [1, "password=abc", null],
+            "nothing": null
+        });
+        let s = sanitize_value(&v);
+        assert_eq!(s["headers"]["Authorization"], REDACTED);
+        assert_eq!(s["headers"]["Accept"], "*/*");
+        assert_eq!(s["accessToken"], REDACTED);
+        assert_eq!(s["detail"], "retry with [REDACTED]");
+        assert_eq!(s["list"], json!([1, "password=[REDACTED]", null]));
+        assert_eq!(s["nothing"], Value::Null);
+
+        let mut deep = json!("leaf");
+        for _ in 0..20 {
+            deep = json!([deep]);
+        }
+        let cut = sanitize_value(&deep).to_string();
+        assert!(cut.contains("nested array omitted"), "{cut}");
+        let many = Value::Array((0..100).map(Value::from).collect());
+        let cut = sanitize_value(&many);
+        assert_eq!(cut.as_array().unwrap().len(), 65);
+    }
+}

@@ -1,0 +1,95 @@
+//! The JSON Schemas published under `schemas/` are generated from the Rust types; these tests
+//! fail when a committed file drifts from its types. Regenerate with
+//! `MCP_VERDICT_BLESS=1 cargo test --test published_schemas`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+fn check(file: &str, generated: Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("schemas")
+        .join(file);
+    let text = serde_json::to_string_pretty(&generated).unwrap() + "\n";
+    if std::env::var_os("MCP_VERDICT_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; generate it with MCP_VERDICT_BLESS=1 cargo test --test published_schemas",
+            path.display()
+        )
+    });
+    assert!(
+        committed == text,
+        "{} drifted from the types; regenerate with MCP_VERDICT_BLESS=1 cargo test --test published_schemas",
+        path.display()
+    );
+}
+
+#[test]
+fn exchange_schema_is_current() {
+    check(
+        "exchange.schema.json",
+        mcp_verdict::exchange::exchange_json_schema(),
+    );
+}
+
+#[test]
+fn classify_output_schema_is_current() {
+    check(
+        "classify-output.schema.json",
+        mcp_verdict::engine::classify_output_json_schema(),
+    );
+}
+
+/// Every shipped fixture validates against the published exchange schema, so editors that use
+/// the `$schema` reference see the same format the engine reads.
+#[test]
+fn fixtures_validate_against_the_exchange_schema() {
+    let schema = mcp_verdict::exchange::exchange_json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
+    let mut n = 0;
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(&v).map(|e| e.to_string()).collect();
+                assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 100, "only {n} fixtures found");
+}
+
+/// `classify --format json` output validates against its published schema.
+#[test]
+fn classify_output_validates_against_its_schema() {
+    let schema = mcp_verdict::engine::classify_output_json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/both/stream");
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let file = mcp_verdict::ExchangeFile::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        let ex = file.to_exchange().unwrap();
+        let all: Vec<mcp_verdict::Protocol> = mcp_verdict::Protocol::all().collect();
+        let j = mcp_verdict::judge(
+            &ex,
+            &mcp_verdict::Options {
+                protocols: Some(&all),
+                table: mcp_verdict::RuleTable::builtin(),
+            },
+        )
+        .unwrap();
+        let out = serde_json::to_value(j.to_output(Some(p.display().to_string()))).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&out).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+    }
+}

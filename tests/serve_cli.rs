@@ -1,0 +1,117 @@
+//! `mcp-verdict serve` as a process: `--list`, the first stdout line, `--log`.
+
+mod serve_common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use mcp_verdict::serve::{Revision, SCENARIOS};
+use serde_json::{Value, json};
+use serve_common::*;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
+}
+
+#[test]
+fn list_renders_the_table() {
+    let out = bin().args(["serve", "--list"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for s in SCENARIOS {
+        assert!(
+            text.contains(&format!("\n{}", s.name)),
+            "{} missing",
+            s.name
+        );
+    }
+    for needle in [
+        "verdict 2025-11-25",
+        "verdict 2026-07-28",
+        "layer",
+        "injects",
+        "example",
+    ] {
+        assert!(text.contains(needle), "{needle} missing");
+    }
+}
+
+#[test]
+fn bad_scenario_is_a_usage_error() {
+    let out = bin()
+        .args(["serve", "--scenario", "no_such_thing"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown scenario"), "{err}");
+    let out = bin()
+        .args(["serve", "--scenario", "rate_limited:x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn serves_and_logs() {
+    let dir = std::env::temp_dir().join(format!("mcp-serve-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("x.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let mut child = bin()
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--scenario",
+            "tool_error",
+            "--quiet",
+            "--log",
+        ])
+        .arg(&log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let r = echo_call(addr, Revision::Modern, None);
+    assert_eq!(r.json()["result"]["isError"], true);
+    // The record is written once the exchange is done.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let line = loop {
+        if let Some(l) = std::fs::read_to_string(&log)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_string))
+        {
+            break l;
+        }
+        assert!(std::time::Instant::now() < deadline, "no log line");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    let _ = child.wait();
+    let v: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["scenario"], "tool_error");
+    assert_eq!(v["method"], "tools/call");
+    assert_eq!(v["httpStatuses"], json!([200]));
+    assert_eq!(v["client"], "raw-test@0.0.1");
+    let _ = std::fs::remove_dir_all(&dir);
+}
