@@ -32,6 +32,7 @@ mod jsondup;
 pub mod model;
 pub mod protocol;
 pub mod render;
+pub mod report;
 pub mod retry;
 pub mod rules;
 pub mod schema;

@@ -1,6 +1,7 @@
 //! The `mcp-verdict` command line. `main` only parses arguments and calls in here; the library
 //! does the work.
 
+mod check;
 mod classify;
 mod rules_cmd;
 
@@ -28,6 +29,9 @@ enum Command {
     Rules(rules_cmd::RulesArgs),
     /// Run an MCP server on loopback that injects one fault scenario at a time.
     Serve(crate::serve::cli::ServeArgs),
+    /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
+    /// markdown, junit, sarif, html).
+    Check(check::CheckArgs),
 }
 
 /// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
@@ -95,5 +99,6 @@ pub fn main() -> ExitCode {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
         Command::Serve(a) => crate::serve::cli::run(a),
+        Command::Check(a) => check::run(a),
     }
 }
