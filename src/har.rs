@@ -35,7 +35,9 @@
 //! * Status 0 (Firefox, Chrome and mitmproxy for a request that got no response) → the entry is
 //!   *not recorded*: there is no status, no headers and no body to judge.
 //! * No `content.text` (Firefox's "Response bodies are not included.", a body evicted from the
-//!   browser's buffer, mitmproxy's `content: {}`) → *not recorded*, never judged as an empty body.
+//!   browser's buffer, mitmproxy's `content: {}`), or an empty `content.text` while
+//!   `content.size` is positive → *not recorded*, never judged as an empty body. An empty text
+//!   with size 0 or no size (a 202 Accepted) is an empty body and is judged.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
@@ -490,6 +492,15 @@ fn tools_call_record(
             reason: with_error(reason),
         };
     };
+    if text.is_empty()
+        && let Some(size) = content.size.filter(|s| *s > 0)
+    {
+        return Record::NotRecorded {
+            reason: with_error(format!(
+                "content.text is empty but content.size says the body had {size} bytes"
+            )),
+        };
+    }
     let body = match content.encoding.as_deref().map(str::trim) {
         None | Some("") => text.into_bytes(),
         Some(enc) if enc.eq_ignore_ascii_case("base64") => match decode_base64(&text) {

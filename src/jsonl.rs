@@ -2,7 +2,7 @@
 //! on every core.
 //!
 //! Each input line is one exchange in the exchange file format, as compact JSON. Each output
-//! line is the [`JudgementOut`](crate::engine::JudgementOut) of that exchange with its line
+//! line is the [`JudgementOut`] of that exchange with its line
 //! number first (`{"line": 3, "exchange": ..., "verdicts": [...], "differences": [...]}`), or an
 //! error record `{"line": 3, "error": "..."}` for a line that is not JSON, not an exchange, or
 //! names no revision the tool can judge. Blank lines are counted and produce nothing.

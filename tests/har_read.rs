@@ -212,15 +212,36 @@ fn missing_content_text_is_not_recorded_never_an_empty_body() {
     // No content object at all.
     let mut bare = chrome_post(&call(3, "slow"), 200, "application/json", json!({}));
     bare["response"].as_object_mut().unwrap().remove("content");
-    let bytes = har_of("x", vec![chrome, firefox, bare]);
+    // Text present but empty while the size says there were bytes.
+    let emptied = chrome_post(
+        &call(4, "slow"),
+        200,
+        "application/json",
+        json!({"size": 75, "mimeType": "application/json", "text": ""}),
+    );
+    // A genuinely empty body (202 Accepted) is judged.
+    let accepted = chrome_post(
+        &call(5, "slow"),
+        202,
+        "text/plain",
+        json!({"size": 0, "mimeType": "x-unknown", "text": ""}),
+    );
+    let bytes = har_of("x", vec![chrome, firefox, bare, emptied, accepted]);
     let h = har::read(&bytes).unwrap();
-    for e in &h.entries {
+    for e in &h.entries[..3] {
         assert_eq!(e.tool.as_deref(), Some("slow"));
         match &e.record {
             Record::NotRecorded { reason } => assert!(reason.contains("no text"), "{reason}"),
             other => panic!("entry {}: {other:?}", e.index),
         }
     }
+    match &h.entries[3].record {
+        Record::NotRecorded { reason } => assert!(reason.contains("75 bytes"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    let accepted = exchange(&h.entries[4].record);
+    assert!(accepted.body.is_empty());
+    assert_eq!(accepted.status, 202);
     match &h.entries[1].record {
         Record::NotRecorded { reason } => {
             assert!(reason.contains("Response bodies are not included."))
@@ -228,15 +249,15 @@ fn missing_content_text_is_not_recorded_never_an_empty_body() {
         _ => unreachable!(),
     }
     let report = har::judge(&h, &Options::default());
-    assert_eq!(report.summary.not_recorded, 3);
-    assert_eq!(report.summary.judged, 0);
-    assert!(!report.summary.failed());
+    assert_eq!(report.summary.not_recorded, 4);
+    assert_eq!(report.summary.judged, 1);
     let out = report.to_output("f.har");
-    for e in &out.entries {
+    for e in &out.entries[..4] {
         assert!(e.not_recorded && e.judgement.is_none() && e.reason.is_some());
     }
+    assert!(!out.entries[4].not_recorded && out.entries[4].judgement.is_some());
     let text = report.render_text("f.har", Default::default());
-    assert_eq!(text.matches("body not recorded: ").count(), 3, "{text}");
+    assert_eq!(text.matches("body not recorded: ").count(), 4, "{text}");
 }
 
 #[test]
