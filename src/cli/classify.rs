@@ -127,19 +127,14 @@ fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCod
             return ExitCode::from(exit::USAGE);
         }
     };
-    match a.format.unwrap_or(Format::Text) {
-        Format::Text => print!(
-            "{}",
-            render::judgement(&judgement, &label, Style::detect_stdout())
-        ),
+    let text = match a.format.unwrap_or(Format::Text) {
+        Format::Text => render::judgement(&judgement, &label, Style::detect_stdout()),
         Format::Json => {
             let out = judgement.to_output(Some(label.clone()));
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&out).expect("verdicts serialize")
-            );
+            serde_json::to_string_pretty(&out).expect("verdicts serialize") + "\n"
         }
-    }
+    };
+    super::write_stdout(&text);
     let failed = judgement
         .verdicts
         .iter()
@@ -165,13 +160,14 @@ fn run_har(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode
         table,
     };
     let report = har::judge(&capture, &options);
-    match a.format.unwrap_or(Format::Text) {
-        Format::Text => print!("{}", report.render_text(&label, Style::detect_stdout())),
-        Format::Json => println!(
-            "{}",
+    let text = match a.format.unwrap_or(Format::Text) {
+        Format::Text => report.render_text(&label, Style::detect_stdout()),
+        Format::Json => {
             serde_json::to_string_pretty(&report.to_output(&label)).expect("reports serialize")
-        ),
-    }
+                + "\n"
+        }
+    };
+    super::write_stdout(&text);
     ExitCode::from(if report.summary.failed() {
         exit::FINDINGS
     } else {

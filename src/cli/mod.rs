@@ -23,7 +23,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Judge one recorded exchange (an exchange file, or `-` for stdin).
+    /// Judge recorded exchanges: one exchange file (or `-` for stdin), every tools/call in a HAR
+    /// capture (`--har`), or a stream of exchanges one per line (`--jsonl`).
     Classify(classify::ClassifyArgs),
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
@@ -89,6 +90,17 @@ pub(crate) fn load_table(dir: &Option<std::path::PathBuf>) -> Result<&'static Ru
                 Err(ExitCode::from(exit::USAGE))
             }
         },
+    }
+}
+
+/// Writes to stdout; a reader that closed the pipe early (e.g. `| head`) is not an error.
+pub(crate) fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcp-verdict: cannot write output: {e}");
     }
 }
 

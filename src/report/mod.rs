@@ -28,6 +28,9 @@
 //!   entry is stale, or (with `--coverage`) a rule lacks a triggering or a satisfying fixture;
 //! - `0`: otherwise.
 //!
+//! A file whose `expect` entries name other revisions only is not failed by findings under a
+//! revision it has no entry for (it was not written for that revision), unless `strict`.
+//!
 //! Findings never fail a (file, revision) that has an expectation: the expectation is the
 //! contract, and a fixture records a misbehaving exchange on purpose. With `strict`, findings at
 //! or above `--fail-on` whose rule the expectation does not list in `rules` do fail it.
