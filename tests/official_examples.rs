@@ -77,7 +77,7 @@ fn request(id: &Value, caps: Value) -> Value {
 
 fn status_for(code: Option<i64>) -> u16 {
     match code {
-        Some(-32020 | -32021 | -32022) => 400,
+        Some(-32022..=-32020) => 400,
         Some(-32601) => 404,
         _ => 200,
     }
