@@ -10,7 +10,7 @@ fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
     if !cx.an.req.expects_response() {
         return None;
     }
-    cx.an.message()
+    cx.message()
 }
 
 pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -109,7 +109,7 @@ pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
-    match cx.an.message() {
+    match cx.message() {
         Some(m) if m.contains_key("error") => Eval::triggered(),
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
@@ -120,7 +120,7 @@ pub(super) fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(lo), Some(hi)) = (p.min, p.max) else {
         return Eval::NotApplicable;
     };
-    let Some(code) = cx.an.error_code() else {
+    let Some(code) = cx.error_code() else {
         return Eval::NotApplicable;
     };
     if (lo..=hi).contains(&code) && !p.codes.contains(&code) {
@@ -136,7 +136,7 @@ pub(super) fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
 }
 
 pub(super) fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
-    let Some(code) = cx.an.error_code() else {
+    let Some(code) = cx.error_code() else {
         return Eval::NotApplicable;
     };
     if p.codes.contains(&code) {
@@ -150,7 +150,7 @@ pub(super) fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
 }
 
 pub(super) fn error_code_is(cx: &Cx<'_>, p: &Params) -> Eval {
-    let (Some(want), Some(code)) = (p.code, cx.an.error_code()) else {
+    let (Some(want), Some(code)) = (p.code, cx.error_code()) else {
         return Eval::NotApplicable;
     };
     if code == want {

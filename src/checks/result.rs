@@ -9,7 +9,7 @@ use crate::engine::{Cx, ResultKind};
 
 pub(super) fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
     let req = &cx.an.req;
-    if req.is_notification || cx.an.message().is_none() {
+    if req.is_notification || cx.message().is_none() {
         return Eval::NotApplicable;
     }
     match req.method {
@@ -28,7 +28,7 @@ pub(super) fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.kind() {
         ResultKind::Absent => Eval::NotApplicable,
         ResultKind::NotObject => {
-            let r = cx.an.result().expect("NotObject has a result");
+            let r = cx.result().expect("NotObject has a result");
             Eval::hit(
                 "/result",
                 format!("`result` is a JSON {}, not an object", kind(r)),
@@ -39,7 +39,7 @@ pub(super) fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 fn result_obj<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
-    cx.an.result().and_then(Value::as_object)
+    cx.result().and_then(Value::as_object)
 }
 
 pub(super) fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -153,12 +153,21 @@ pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(content) = r.get("content").and_then(Value::as_array) else {
         return Eval::NotApplicable;
     };
+    // Only a text whose first character could start the same JSON value is parsed.
+    let opener = |v: &Value| match v {
+        Value::Object(_) => Some(b'{'),
+        Value::Array(_) => Some(b'['),
+        Value::String(_) => Some(b'"'),
+        _ => None,
+    };
+    let want = opener(sc);
     let mirrored = content.iter().any(|b| {
         b.get("type").and_then(Value::as_str) == Some("text")
-            && b.get("text")
-                .and_then(Value::as_str)
-                .and_then(|t| serde_json::from_str::<Value>(t).ok())
-                .is_some_and(|parsed| &parsed == sc)
+            && b.get("text").and_then(Value::as_str).is_some_and(|t| {
+                let first = t.bytes().find(|c| !c.is_ascii_whitespace());
+                (want.is_none() || first == want)
+                    && serde_json::from_str::<Value>(t).is_ok_and(|parsed| &parsed == sc)
+            })
     });
     if mirrored {
         Eval::Pass
@@ -239,22 +248,23 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let mut hits = Vec::new();
-    let mut scan = |meta: Option<&Value>, at: &str| {
+    // The location is formatted only for a bad key: this runs on every result.
+    let mut scan = |meta: Option<&Value>, block: Option<usize>| {
         if let Some(m) = meta.and_then(Value::as_object) {
-            for k in m.keys() {
-                if !valid_meta_key(k) {
-                    hits.push(Hit::new(
-                        format!("{at}/_meta/{}", k.replace('~', "~0").replace('/', "~1")),
-                        format!("`_meta` key \"{k}\" does not follow the key-name format (optional dotted prefix of letter-led labels plus `/`, then an alphanumeric-delimited name)"),
-                    ));
-                }
+            for k in m.keys().filter(|k| !valid_meta_key(k)) {
+                let at =
+                    block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
+                hits.push(Hit::new(
+                    format!("{at}/_meta/{}", k.replace('~', "~0").replace('/', "~1")),
+                    format!("`_meta` key \"{k}\" does not follow the key-name format (optional dotted prefix of letter-led labels plus `/`, then an alphanumeric-delimited name)"),
+                ));
             }
         }
     };
-    scan(r.get("_meta"), "/result");
+    scan(r.get("_meta"), None);
     if let Some(blocks) = r.get("content").and_then(Value::as_array) {
         for (i, b) in blocks.iter().enumerate() {
-            scan(b.get("_meta"), &format!("/result/content/{i}"));
+            scan(b.get("_meta"), Some(i));
         }
     }
     Eval::from_hits(hits)

@@ -401,7 +401,7 @@ pub(super) fn era_detection(cx: &Cx<'_>, p: &Params) -> Eval {
     if !matches!(status, 400 | 404 | 405) || !cx.an.req.expects_response() {
         return Eval::NotApplicable;
     }
-    if cx.an.error_code().is_some_and(|c| p.codes.contains(&c)) {
+    if cx.error_code().is_some_and(|c| p.codes.contains(&c)) {
         return Eval::Pass;
     }
     Eval::hit(

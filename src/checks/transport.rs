@@ -21,7 +21,7 @@ pub(super) fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
     if !cx.an.req.expects_response() {
         return Eval::NotApplicable;
     }
-    if cx.an.error_code() != Some(code) {
+    if cx.error_code() != Some(code) {
         return Eval::NotApplicable;
     }
     let s = cx.an.status();
@@ -52,10 +52,10 @@ pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
     if missing.is_empty() || !(cx.an.is_2xx() || cx.an.status() == 400) {
         return Eval::NotApplicable;
     }
-    if cx.an.status() == 400 && cx.an.error_code() == Some(-32602) {
+    if cx.an.status() == 400 && cx.error_code() == Some(-32602) {
         return Eval::Pass;
     }
-    let got = match cx.an.error_code() {
+    let got = match cx.error_code() {
         Some(c) => format!("HTTP {} with error {c}", cx.an.status()),
         None => format!("HTTP {} without a -32602 error", cx.an.status()),
     };

@@ -99,13 +99,10 @@ pub fn evaluate<'t>(
 ) -> Verdict<'t> {
     let cx = Cx::new(analysis, protocol, table);
     let actives = table.active(protocol);
-    let mut evaluations = Vec::with_capacity(actives.len());
-    for active in actives {
-        let rule = table.rule_of(active);
-        let eval = (rule.check.run)(&cx, &active.params);
-        evaluations.push(eval);
-    }
-    Verdict::assemble(&cx, table, actives, evaluations)
+    let evals = actives
+        .iter()
+        .map(|active| (table.rule_of(active).check.run)(&cx, &active.params));
+    Verdict::assemble(&cx, table, actives, evals)
 }
 
 /// What a result is, under a revision.
@@ -141,6 +138,9 @@ pub struct Cx<'a> {
     schemas: &'static RevisionSchemas,
     groups: Vec<OnceCell<Option<Vec<SchemaError>>>>,
     kind: ResultKind,
+    message: Option<&'a Map<String, Value>>,
+    result: Option<&'a Value>,
+    error: Option<&'a Value>,
 }
 
 /// One schema error, routed to the rule that claims it.
@@ -159,7 +159,13 @@ pub struct SchemaError {
 impl<'a> Cx<'a> {
     fn new(an: &'a Analysis<'a>, protocol: Protocol, table: &'a RuleTable) -> Cx<'a> {
         let profile = table.profile(protocol);
-        let kind = classify_result(an, profile);
+        // Read the message's parts once; checks ask for them many times.
+        let message = an.message();
+        let error = message.and_then(|m| m.get("error"));
+        let result = message
+            .filter(|_| error.is_none())
+            .and_then(|m| m.get("result"));
+        let kind = classify_result(an, result, profile);
         Cx {
             an,
             protocol,
@@ -170,7 +176,30 @@ impl<'a> Cx<'a> {
                 .map(|_| OnceCell::new())
                 .collect(),
             kind,
+            message,
+            result,
+            error,
         }
+    }
+
+    /// The response message (see [`Analysis::message`]).
+    pub fn message(&self) -> Option<&'a Map<String, Value>> {
+        self.message
+    }
+
+    /// `result` of a well-formed response (`result` without `error`).
+    pub fn result(&self) -> Option<&'a Value> {
+        self.result
+    }
+
+    /// `error` of the message.
+    pub fn error(&self) -> Option<&'a Value> {
+        self.error
+    }
+
+    /// The error code, when it is an integer.
+    pub fn error_code(&self) -> Option<i64> {
+        self.error?.get("code").and_then(as_integer)
     }
 
     /// What the result is under this revision.
@@ -181,7 +210,7 @@ impl<'a> Cx<'a> {
     /// The `result` object, when the result is of the given kind.
     pub fn result_if(&self, kind: &ResultKind) -> Option<&'a Map<String, Value>> {
         if &self.kind == kind {
-            self.an.result().and_then(Value::as_object)
+            self.result.and_then(Value::as_object)
         } else {
             None
         }
@@ -212,14 +241,14 @@ impl<'a> Cx<'a> {
     /// The JSON value a schema target designates, if it applies to this exchange.
     fn target_value(&self, target: Target, code: Option<i64>) -> Option<&'a Value> {
         match target {
-            Target::CompleteResult => self.complete_result().and(self.an.result()),
-            Target::InputRequiredResult => self
-                .result_if(&ResultKind::InputRequired)
-                .and(self.an.result()),
-            Target::TaskResult => self.result_if(&ResultKind::Task).and(self.an.result()),
-            Target::Error => self.an.error(),
+            Target::CompleteResult => self.complete_result().and(self.result),
+            Target::InputRequiredResult => {
+                self.result_if(&ResultKind::InputRequired).and(self.result)
+            }
+            Target::TaskResult => self.result_if(&ResultKind::Task).and(self.result),
+            Target::Error => self.error,
             Target::ErrorResponse => {
-                let err = self.an.error()?;
+                let err = self.error?;
                 match code {
                     Some(c) => (err.get("code").and_then(Value::as_i64) == Some(c))
                         .then(|| self.an.message_value())
@@ -276,34 +305,77 @@ impl<'a> Cx<'a> {
     }
 }
 
-/// Turns a validator error into (pointer, keyword, message) triples. For `anyOf`/`oneOf`
-/// failures the errors of the branch that came closest are reported instead: fewest missing
-/// members, then fewest errors, then the deepest location (a "best match", as people expect
-/// from `{"blob": "@@@"}` failing TextResourceContents | BlobResourceContents: the blob branch).
+/// Turns a validator error into (pointer, keyword, message) triples.
+///
+/// `anyOf`/`oneOf` failures are made specific, the way people expect from a union such as
+/// `ContentBlock = TextContent | ImageContent | ...`:
+/// - when every branch fails on the same constant (a discriminator like `type` or `method`),
+///   one error there names the allowed values (`"video" is not one of "text", "image", ...`);
+/// - otherwise the errors of the branch that came closest are reported: a branch whose
+///   discriminator matched first, then the fewest missing members, then the fewest errors, then
+///   the deepest location (`{"blob": "@@@"}` failing TextResourceContents | BlobResourceContents
+///   is reported as a bad blob, not as a missing text).
 fn flatten_error(e: &jsonschema::ValidationError<'_>, out: &mut Vec<(String, String, String)>) {
     use jsonschema::error::ValidationErrorKind as K;
     let branches = match e.kind() {
         K::AnyOf { context } | K::OneOfNotValid { context } => Some(context),
         _ => None,
     };
-    if let Some(branches) = branches
-        && let Some(best) = branches.iter().filter(|b| !b.is_empty()).min_by_key(|b| {
-            let missing = b
+    if let Some(branches) = branches {
+        let consts: Vec<Option<(&str, &Value)>> = branches
+            .iter()
+            .map(|b| {
+                b.iter().find_map(|x| match x.kind() {
+                    K::Constant { expected_value } => {
+                        Some((x.instance_path().as_str(), expected_value.as_ref()))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        let first = consts.first().copied().flatten();
+        if let Some((at, _)) = first
+            && !branches.is_empty()
+            && consts.iter().all(|c| c.is_some_and(|(p, _)| p == at))
+        {
+            let allowed: Vec<String> = consts
                 .iter()
-                .filter(|x| matches!(x.kind(), K::Required { .. }))
-                .count();
-            let depth = b
-                .iter()
-                .map(|x| x.instance_path().as_str().matches('/').count())
-                .max()
-                .unwrap_or(0);
-            (missing, b.len(), std::cmp::Reverse(depth))
-        })
-    {
-        for sub in best {
-            flatten_error(sub, out);
+                .flatten()
+                .map(|(_, v)| v.to_string())
+                .collect();
+            let found = e
+                .instance()
+                .pointer(at.strip_prefix(e.instance_path().as_str()).unwrap_or(""))
+                .map_or_else(|| "the value".to_string(), Value::to_string);
+            out.push((
+                at.to_string(),
+                "enum".to_string(),
+                format!("{found} is not one of {}", allowed.join(", ")),
+            ));
+            return;
         }
-        return;
+        let best = branches
+            .iter()
+            .zip(&consts)
+            .filter(|(b, _)| !b.is_empty())
+            .min_by_key(|(b, c)| {
+                let missing = b
+                    .iter()
+                    .filter(|x| matches!(x.kind(), K::Required { .. }))
+                    .count();
+                let depth = b
+                    .iter()
+                    .map(|x| x.instance_path().as_str().matches('/').count())
+                    .max()
+                    .unwrap_or(0);
+                (c.is_some(), missing, b.len(), std::cmp::Reverse(depth))
+            });
+        if let Some((best, _)) = best {
+            for sub in best {
+                flatten_error(sub, out);
+            }
+            return;
+        }
     }
     let mut pointer = e.instance_path().to_string();
     if let K::Required { property } = e.kind() {
@@ -336,8 +408,12 @@ fn format_message(instance: &Value, format: &str) -> String {
     }
 }
 
-fn classify_result(an: &Analysis<'_>, profile: &RevisionProfile) -> ResultKind {
-    let Some(result) = an.result() else {
+fn classify_result(
+    an: &Analysis<'_>,
+    result: Option<&Value>,
+    profile: &RevisionProfile,
+) -> ResultKind {
+    let Some(result) = result else {
         return ResultKind::Absent;
     };
     let Some(obj) = result.as_object() else {

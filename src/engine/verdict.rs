@@ -1,5 +1,6 @@
 //! Verdicts: what the table's effects make of the checks' evaluations, and their output form.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -85,14 +86,14 @@ pub struct Facts {
     /// HTTP status.
     pub http_status: u16,
     /// Response media type essence, or `(none)`.
-    pub media_type: String,
+    pub media_type: Cow<'static, str>,
     /// Body length in bytes.
     pub body_bytes: usize,
     /// How the body ended.
-    pub body_end: String,
+    pub body_end: Cow<'static, str>,
     /// The request's JSON-RPC method.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_method: Option<String>,
+    pub request_method: Option<Cow<'static, str>>,
     /// The request's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<Value>,
@@ -113,7 +114,7 @@ pub struct Facts {
     pub is_error: Option<Value>,
     /// `type` of each content block.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub content_types: Vec<String>,
+    pub content_types: Vec<Cow<'static, str>>,
     /// The start of a body that is not JSON (HTML page, text), for context.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body_excerpt: Option<String>,
@@ -231,10 +232,18 @@ pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Fa
     };
     Facts {
         http_status: ex.status,
-        media_type: an.media.as_str().to_string(),
+        media_type: match &an.media {
+            super::Media::Json => Cow::Borrowed("application/json"),
+            super::Media::EventStream => Cow::Borrowed("text/event-stream"),
+            super::Media::Missing => Cow::Borrowed("(none)"),
+            super::Media::Other(m) => Cow::Owned(m.clone()),
+        },
         body_bytes: ex.body.len(),
-        body_end: ex.end.as_str().to_string(),
-        request_method: an.req.method.map(str::to_string),
+        body_end: Cow::Borrowed(ex.end.as_str()),
+        request_method: an.req.method.map(|m| match m {
+            "tools/call" => Cow::Borrowed("tools/call"),
+            other => Cow::Owned(other.to_string()),
+        }),
         request_id: an.req.id.cloned(),
         tool: an.req.tool_name.map(str::to_string),
         response_id: msg.and_then(|m| m.get("id")).cloned(),
@@ -246,11 +255,18 @@ pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Fa
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
-                    .map(|b| {
-                        b.get("type")
-                            .and_then(Value::as_str)
-                            .unwrap_or("?")
-                            .to_string()
+                    .map(|b| match b.get("type").and_then(Value::as_str) {
+                        Some(t @ ("text" | "image" | "audio" | "resource_link" | "resource")) => {
+                            Cow::Borrowed(match t {
+                                "text" => "text",
+                                "image" => "image",
+                                "audio" => "audio",
+                                "resource_link" => "resource_link",
+                                _ => "resource",
+                            })
+                        }
+                        Some(other) => Cow::Owned(other.to_string()),
+                        None => Cow::Borrowed("?"),
                     })
                     .collect()
             })
@@ -283,12 +299,15 @@ impl<'t> Verdict<'t> {
         cx: &Cx<'_>,
         table: &'t RuleTable,
         actives: &'t [Active],
-        evals: Vec<Eval>,
+        evals: impl Iterator<Item = Eval>,
     ) -> Verdict<'t> {
-        let mut evaluations = Vec::with_capacity(evals.len());
+        let mut evaluations = Vec::with_capacity(actives.len());
         let mut findings = Vec::new();
         let mut defaults = Vec::new();
-        let mut outcome_rules: Vec<(&'t Active, Option<String>)> = Vec::new();
+        // The deciding rule is the triggered outcome rule with the lowest precedence; only its
+        // first hit is kept (as the verdict's detail), so the success path allocates nothing.
+        let mut decided_by: Option<&'t Active> = None;
+        let mut detail: Option<String> = None;
         for (i, (active, eval)) in actives.iter().zip(evals).enumerate() {
             let status = match &eval {
                 Eval::NotApplicable => EvalStatus::NotApplicable,
@@ -298,8 +317,11 @@ impl<'t> Verdict<'t> {
             evaluations.push(Evaluation { active: i, status });
             let Eval::Trigger(hits) = eval else { continue };
             let rule = table.rule_of(active);
-            if active.outcome.is_some() {
-                outcome_rules.push((active, hits.first().map(|h| h.message.clone())));
+            if active.outcome.is_some()
+                && decided_by.is_none_or(|d| active.precedence < d.precedence)
+            {
+                decided_by = Some(active);
+                detail = hits.first().map(|h| h.message.clone());
             }
             if active.default.is_some() {
                 defaults.push(active);
@@ -331,10 +353,6 @@ impl<'t> Verdict<'t> {
                 }
             }
         }
-        outcome_rules.sort_by_key(|(a, _)| a.precedence);
-        let detail = outcome_rules.first().and_then(|(_, d)| d.clone());
-        let outcome_rules: Vec<&'t Active> = outcome_rules.into_iter().map(|(a, _)| a).collect();
-        let decided_by = outcome_rules.first().copied();
         let mut notes = Vec::new();
         let outcome = match decided_by {
             Some(a) => a.outcome.expect("outcome rules have outcomes"),
@@ -349,12 +367,13 @@ impl<'t> Verdict<'t> {
         // When the transport decided, say what the body carried (e.g. a JSON-RPC error inside
         // an HTTP 400); otherwise outranked outcomes only restate what the findings show.
         let context = match decided_by {
-            Some(d) if outcome.layer() == crate::model::Layer::Transport => outcome_rules
+            Some(d) if outcome.layer() == crate::model::Layer::Transport => evaluations
                 .iter()
-                .skip(1)
-                .filter(|a| a.outcome != d.outcome)
-                .take(1)
-                .copied()
+                .filter(|e| e.status == EvalStatus::Triggered)
+                .map(|e| &actives[e.active])
+                .filter(|a| a.outcome.is_some() && a.outcome != d.outcome)
+                .min_by_key(|a| a.precedence)
+                .into_iter()
                 .collect(),
             _ => Vec::new(),
         };
