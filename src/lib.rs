@@ -30,6 +30,7 @@ pub mod engine;
 pub mod exchange;
 mod jsondup;
 pub mod model;
+pub mod probe;
 pub mod protocol;
 pub mod render;
 pub mod rules;

@@ -28,6 +28,8 @@ enum Command {
     Rules(rules_cmd::RulesArgs),
     /// Run an MCP server on loopback that injects one fault scenario at a time.
     Serve(crate::serve::cli::ServeArgs),
+    /// Probe a live MCP server under each revision and judge every tools/call exchange.
+    Probe(crate::probe::cli::ProbeArgs),
 }
 
 /// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
@@ -95,5 +97,6 @@ pub fn main() -> ExitCode {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
         Command::Serve(a) => crate::serve::cli::run(a),
+        Command::Probe(a) => crate::probe::cli::run(a),
     }
 }
