@@ -109,11 +109,13 @@ impl FromArgMatches for CallArgs {
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        let tools: Vec<(usize, String)> = match (m.indices_of("tool"), m.get_many::<String>("tool")) {
+        let tools: Vec<(usize, String)> = match (m.indices_of("tool"), m.get_many::<String>("tool"))
+        {
             (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
             _ => Vec::new(),
         };
-        let args: Vec<(usize, String)> = match (m.indices_of("args"), m.get_many::<String>("args")) {
+        let args: Vec<(usize, String)> = match (m.indices_of("args"), m.get_many::<String>("args"))
+        {
             (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
             _ => Vec::new(),
         };
@@ -126,24 +128,29 @@ impl FromArgMatches for CallArgs {
             .collect();
         for (at, text) in args {
             let Some(k) = tools.iter().rposition(|(i, _)| *i < at) else {
-                self.errors
-                    .push(format!("--args {text} comes before any --tool; put it after the --tool it belongs to"));
+                self.errors.push(format!(
+                    "--args {text} comes before any --tool; put it after the --tool it belongs to"
+                ));
                 continue;
             };
             let call = &mut self.calls[k];
             if call.arguments.is_some() {
-                self.errors
-                    .push(format!("--tool {} has two --args; give one JSON object", call.name));
+                self.errors.push(format!(
+                    "--tool {} has two --args; give one JSON object",
+                    call.name
+                ));
                 continue;
             }
             match serde_json::from_str::<Value>(&text) {
                 Ok(v @ Value::Object(_)) => call.arguments = Some(v),
-                Ok(_) => self
-                    .errors
-                    .push(format!("--args for --tool {} must be a JSON object, got {text}", call.name)),
-                Err(e) => self
-                    .errors
-                    .push(format!("--args for --tool {} is not valid JSON ({e}): {text}", call.name)),
+                Ok(_) => self.errors.push(format!(
+                    "--args for --tool {} must be a JSON object, got {text}",
+                    call.name
+                )),
+                Err(e) => self.errors.push(format!(
+                    "--args for --tool {} is not valid JSON ({e}): {text}",
+                    call.name
+                )),
             }
         }
         Ok(())
@@ -348,7 +355,15 @@ mod tests {
         assert!(a.to_config().unwrap_err().contains("before any --tool"));
         let a = parse(&["http://x/mcp", "--tool", "echo", "--args", "[1]"]);
         assert!(a.to_config().unwrap_err().contains("JSON object"));
-        let a = parse(&["http://x/mcp", "--tool", "e", "--args", "{}", "--args", "{}"]);
+        let a = parse(&[
+            "http://x/mcp",
+            "--tool",
+            "e",
+            "--args",
+            "{}",
+            "--args",
+            "{}",
+        ]);
         assert!(a.to_config().unwrap_err().contains("two --args"));
     }
 
@@ -364,7 +379,10 @@ mod tests {
             "2026-07-28",
         ]);
         let c = a.to_config().unwrap();
-        assert_eq!(c.headers, vec![("Authorization".into(), "Bearer abc".into())]);
+        assert_eq!(
+            c.headers,
+            vec![("Authorization".into(), "Bearer abc".into())]
+        );
         assert_eq!(c.timeouts.idle, Duration::from_millis(500));
         assert_eq!(c.protocols, vec![Protocol::V2026_07_28]);
         assert!(parse_header("no colon").is_err());

@@ -19,6 +19,9 @@
 //! `ping` with an empty result, others from the answers file, or an error response when
 //! there is no answer. The session is DELETEd at the end (405 is fine).
 //!
+//! Every `tools/call` carries `_meta.progressToken` (`mcp-verdict-probe-<id>`), so servers
+//! may stream progress notifications.
+//!
 //! Each `tools/call` exchange becomes an [`Exchange`] built from the bytes as received and
 //! is judged under the revision probed; nothing is retried on its own. Secrets in header
 //! values (`Authorization`, cookies, `*-Api-Key`, `*token*`, session ids) are replaced by
@@ -468,7 +471,8 @@ impl<'a> Runner<'a> {
             if !legacy {
                 return;
             }
-            let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
+            let (Some(id), Some(method)) =
+                (msg.get("id"), msg.get("method").and_then(Value::as_str))
             else {
                 return;
             };
@@ -477,9 +481,15 @@ impl<'a> Runner<'a> {
                 other => other.to_string(),
             };
             let (reply, how) = if method == "ping" {
-                (json!({"jsonrpc": "2.0", "id": id, "result": {}}), "empty result".to_string())
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                    "empty result".to_string(),
+                )
             } else if let Some(a) = plan::answer_for(answers, &key, Some(method)) {
-                (json!({"jsonrpc": "2.0", "id": id, "result": a}), "answer from the answers file".to_string())
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "result": a}),
+                    "answer from the answers file".to_string(),
+                )
             } else {
                 (
                     json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("mcp-verdict probe has no answer for {method} (pass --answers)")}}),
@@ -499,7 +509,10 @@ impl<'a> Runner<'a> {
                     Some(r.status),
                     Some(r.end),
                     (r.status != 202).then(|| {
-                        format!("expected 202 Accepted for a JSON-RPC response, got {}", r.status)
+                        format!(
+                            "expected 202 Accepted for a JSON-RPC response, got {}",
+                            r.status
+                        )
                     }),
                 ),
                 Err(e) => (None, None, Some(e.to_string())),
@@ -642,7 +655,8 @@ impl<'a> Runner<'a> {
             (_, _) if error_code == Some(-32601) => {
                 // A modern server without server/discover (it MUST implement it; the
                 // probe carries on with tools/list).
-                self.run.server = Some(json!({"note": "server/discover answered -32601 Method not found"}));
+                self.run.server =
+                    Some(json!({"note": "server/discover answered -32601 Method not found"}));
             }
             (400 | 404 | 405, _)
                 if !error_code.is_some_and(|c| MODERN_ERROR_CODES.contains(&c)) =>
@@ -746,7 +760,10 @@ impl<'a> Runner<'a> {
                 "MCP-Session-Id".to_string(),
                 self.session.clone().unwrap_or_default(),
             ),
-            ("MCP-Protocol-Version".to_string(), self.p.as_str().to_string()),
+            (
+                "MCP-Protocol-Version".to_string(),
+                self.p.as_str().to_string(),
+            ),
         ];
         headers.extend(self.cfg.headers.iter().cloned());
         let out = Outgoing {
@@ -826,9 +843,13 @@ impl<'a> Runner<'a> {
         loop {
             let id = self.id();
             let mut p = params.clone();
-            if self.p == Protocol::V2026_07_28 {
-                p.insert("_meta".into(), self.meta());
-            }
+            let mut meta = match self.p {
+                Protocol::V2026_07_28 => self.meta(),
+                Protocol::V2025_11_25 => json!({}),
+            };
+            // Ask for progress, so that servers may stream notifications/progress.
+            meta["progressToken"] = json!(format!("mcp-verdict-probe-{id}"));
+            p.insert("_meta".into(), meta);
             let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p});
             let mut headers = self.headers("tools/call", Some(&call.name));
             if self.p == Protocol::V2026_07_28 {
@@ -841,7 +862,8 @@ impl<'a> Runner<'a> {
             let mut answered = Vec::new();
             let res = self.send(&body, &headers, Some(&call.name), &mut answered);
             call_posts += self.run.post_count() - before;
-            for s in &self.run.steps[self.run.steps.len() - (self.run.post_count() - before) as usize..]
+            for s in
+                &self.run.steps[self.run.steps.len() - (self.run.post_count() - before) as usize..]
             {
                 if let Some(st) = s.status {
                     call_statuses.push(st);

@@ -367,10 +367,7 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
             let _ = writeln!(
                 out,
                 "{}",
-                style.bold(&format!(
-                    "-- tools/call {}{round}{what}",
-                    x.call.name
-                ))
+                style.bold(&format!("-- tools/call {}{round}{what}", x.call.name))
             );
             let seq: Vec<String> = r.steps[..x.steps_so_far]
                 .iter()
@@ -407,10 +404,7 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
     }
     let _ = writeln!(out);
     let n = report.exchanges().count();
-    let errors = report
-        .exchanges()
-        .filter(|x| x.has_error_finding())
-        .count();
+    let errors = report.exchanges().filter(|x| x.has_error_finding()).count();
     let _ = writeln!(
         out,
         "{n} exchange(s) judged, {errors} with error findings; exit {}",

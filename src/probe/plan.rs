@@ -197,7 +197,10 @@ pub fn header_value(value: &str) -> String {
 /// `Mcp-Param-{Name}` headers for the properties of `input_schema` annotated with
 /// `x-mcp-header`, read from `arguments` at the property's exact path; absent and `null`
 /// values get no header.
-pub fn param_headers(input_schema: Option<&Value>, arguments: Option<&Value>) -> Vec<(String, String)> {
+pub fn param_headers(
+    input_schema: Option<&Value>,
+    arguments: Option<&Value>,
+) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if let (Some(schema), Some(args)) = (input_schema, arguments) {
         collect_param_headers(schema, args, &mut out);
@@ -314,7 +317,10 @@ mod tests {
     #[test]
     fn sentinel_encoding_follows_the_spec_examples() {
         assert_eq!(header_value("us-west1"), "us-west1");
-        assert_eq!(header_value("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+        assert_eq!(
+            header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
         assert_eq!(header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
         assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
         assert_eq!(
@@ -368,7 +374,10 @@ mod tests {
         assert_eq!(calls[3].arguments, Some(json!({"to": "not-a-number"})));
         assert_eq!(auto_calls(&tools, true).len(), 5);
         let clash = vec![json!({"name": UNKNOWN_TOOL})];
-        assert_eq!(auto_calls(&clash, false)[0].name, format!("{UNKNOWN_TOOL}_2"));
+        assert_eq!(
+            auto_calls(&clash, false)[0].name,
+            format!("{UNKNOWN_TOOL}_2")
+        );
     }
 
     #[test]
@@ -402,7 +411,14 @@ mod tests {
         let values: Vec<&str> = h.iter().map(|(_, v)| v.as_str()).collect();
         assert_eq!(
             values,
-            [REDACTED, REDACTED, REDACTED, REDACTED, REDACTED, "application/json"]
+            [
+                REDACTED,
+                REDACTED,
+                REDACTED,
+                REDACTED,
+                REDACTED,
+                "application/json"
+            ]
         );
     }
 }
