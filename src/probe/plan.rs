@@ -161,7 +161,7 @@ fn sample_value(prop: &Value) -> Option<Value> {
     match prop.get("type").and_then(Value::as_str)? {
         "string" => Some(json!("probe")),
         "integer" => Some(json!(min.map_or(1, |m| m.ceil() as i64))),
-        "number" => Some(json!(min.unwrap_or(1.0))),
+        "number" => Some(prop.get("minimum").cloned().unwrap_or(json!(1))),
         "boolean" => Some(json!(false)),
         "array" => Some(json!([])),
         "object" => Some(json!({})),
@@ -173,13 +173,12 @@ fn sample_value(prop: &Value) -> Option<Value> {
 /// visible ASCII and spaces/tabs only, no leading or trailing whitespace, and not itself
 /// shaped like the Base64 sentinel.
 pub fn header_safe(value: &str) -> bool {
-    !value.is_empty()
-        && value
-            .bytes()
-            .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with("=?base64?") && value.ends_with("?="))
+    let visible = value
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    !value.is_empty() && visible && !padded && !sentinel
 }
 
 /// A header value: the text itself when header-safe, else `=?base64?…?=`.
