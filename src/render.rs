@@ -136,6 +136,17 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             );
         }
     }
+    let advice = v.retry_advice(&crate::retry::RetryPolicy::default());
+    let _ = writeln!(
+        out,
+        "    {:<10} {} — {}",
+        "retry",
+        style.bold(
+            &serde_json::to_value(advice.action)
+                .map_or_else(|_| "?".into(), |a| a.as_str().unwrap_or("?").to_string())
+        ),
+        advice.detail
+    );
     for n in &v.notes {
         let _ = writeln!(out, "    {} {n}", style.dim("note:"));
     }

@@ -205,7 +205,9 @@ fn cli_records_log_and_json_keep_secrets_out() {
         assert_eq!(r.method.as_deref(), Some("tools/call"));
         assert_eq!(r.outcome.as_deref(), Some(want.as_str()));
         assert_eq!(r.retry_origin, RetryOrigin::None);
-        assert!(r.retry_advice.is_none());
+        let advice = r.retry_advice.as_ref().expect("retry advice filled");
+        assert!(advice["action"].is_string(), "{advice}");
+        assert!(advice["cites"].is_array(), "{advice}");
         assert!(r.post_count >= 1);
         assert_eq!(r.http_statuses.len() as u64, r.post_count);
         assert!(

@@ -1,6 +1,7 @@
 //! The `mcp-verdict` command line. `main` only parses arguments and calls in here; the library
 //! does the work.
 
+mod check;
 mod classify;
 mod rules_cmd;
 
@@ -22,12 +23,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Judge one recorded exchange (an exchange file, or `-` for stdin).
+    /// Judge recorded exchanges: one exchange file (or `-` for stdin), every tools/call in a HAR
+    /// capture (`--har`), or a stream of exchanges one per line (`--jsonl`).
     Classify(classify::ClassifyArgs),
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
     /// Run an MCP server on loopback that injects one fault scenario at a time.
     Serve(crate::serve::cli::ServeArgs),
+    /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
+    /// markdown, junit, sarif, html).
+    Check(check::CheckArgs),
     /// Probe a live MCP server under each revision and judge every tools/call exchange.
     Probe(crate::probe::cli::ProbeArgs),
 }
@@ -90,6 +95,17 @@ pub(crate) fn load_table(dir: &Option<std::path::PathBuf>) -> Result<&'static Ru
     }
 }
 
+/// Writes to stdout; a reader that closed the pipe early (e.g. `| head`) is not an error.
+pub(crate) fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("mcp-verdict: cannot write output: {e}");
+    }
+}
+
 /// Runs the command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -97,6 +113,7 @@ pub fn main() -> ExitCode {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
         Command::Serve(a) => crate::serve::cli::run(a),
+        Command::Check(a) => check::run(a),
         Command::Probe(a) => crate::probe::cli::run(a),
     }
 }

@@ -86,8 +86,8 @@ pub(crate) fn run(a: RulesArgs) -> ExitCode {
     };
     match a.format {
         Format::Text => match &a.id {
-            Some(_) => print!("{}", render::rule_explain(table, selected[0], style)),
-            None => print!("{}", render::rule_list(table, a.protocol, style)),
+            Some(_) => super::write_stdout(&render::rule_explain(table, selected[0], style)),
+            None => super::write_stdout(&render::rule_list(table, a.protocol, style)),
         },
         Format::Json => {
             let out: Vec<RuleOut<'_>> = selected
@@ -118,9 +118,8 @@ pub(crate) fn run(a: RulesArgs) -> ExitCode {
                         .collect(),
                 })
                 .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&out).expect("rules serialize")
+            super::write_stdout(
+                &(serde_json::to_string_pretty(&out).expect("rules serialize") + "\n"),
             );
         }
     }

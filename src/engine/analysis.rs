@@ -358,8 +358,15 @@ pub fn as_integer(v: &Value) -> Option<i64> {
     (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
 }
 
+/// Whether a JSON object in a non-2xx body is a JSON-RPC response (and so worth judging), as
+/// opposed to a framework's own error document such as `{"error": "rate limited"}`.
 fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
-    obj.contains_key("jsonrpc") || obj.contains_key("result") || obj.contains_key("error")
+    obj.contains_key("jsonrpc")
+        || obj
+            .get("error")
+            .and_then(Value::as_object)
+            .is_some_and(|e| e.contains_key("code"))
+        || (obj.contains_key("result") && obj.contains_key("id"))
 }
 
 fn read_body(ex: &Exchange, media: &Media, request_id: Option<&Value>) -> Body {

@@ -74,6 +74,8 @@ pub struct Verdict<'t> {
     pub notes: Vec<String>,
     /// What the deciding rule's check found (its first hit), if it said anything.
     pub detail: Option<String>,
+    /// What the exchange says about retrying (replay safety, Retry-After).
+    pub retry: crate::retry::RetryContext,
     table: &'t RuleTable,
 }
 
@@ -379,6 +381,7 @@ impl<'t> Verdict<'t> {
             facts: facts_for(cx.an, table, cx.protocol),
             notes,
             detail,
+            retry: crate::retry::RetryContext::of(cx.an.ex),
             table,
         }
     }
@@ -498,6 +501,7 @@ impl<'t> Verdict<'t> {
                 .collect(),
             facts: self.facts.clone(),
             notes: self.notes.clone(),
+            retry: self.retry_advice(&crate::retry::RetryPolicy::default()),
         }
     }
 }
@@ -627,6 +631,8 @@ pub struct VerdictOut {
     /// Remarks about what could not be judged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Whether and how a client may retry (default policy).
+    pub retry: crate::retry::RetryAdvice,
 }
 
 /// How verdicts under different revisions differ.

@@ -15,6 +15,7 @@ use crate::engine::JudgementOut;
 use crate::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 use crate::protocol::Protocol;
 use crate::render::{self, Style};
+use crate::retry::RetryPolicy;
 
 /// The `probe --format json` document.
 #[derive(Debug, Clone, Serialize)]
@@ -310,7 +311,8 @@ fn diag_record(p: Protocol, x: &CallExchange) -> DiagRecord {
         .and_then(Value::as_str)
         .map(str::to_string);
     r.outcome = Some(v.outcome.to_string());
-    r.retry_advice = None;
+    // The same advice the verdict's output carries (default retry policy).
+    r.retry_advice = serde_json::to_value(v.retry_advice(&RetryPolicy::default())).ok();
     r.retry_origin = RetryOrigin::None;
     r
 }

@@ -1,0 +1,331 @@
+//! `mcp-verdict check`: a thin layer over [`crate::report`]: arguments, output files, the
+//! progress bar and the exit status.
+
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{ProtocolArg, exit, load_table, parse_protocol, protocols_of};
+use crate::render::Style;
+use crate::report::{
+    self, Baseline, CheckOptions, FailOn, check_files, collect_files, text::TextOptions,
+};
+
+/// A report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ReportFormat {
+    /// For people at a terminal: failures with diffs, `file::$.path: message` lines, summary.
+    Text,
+    /// One JSON document (schema: schemas/check-report.schema.json).
+    Json,
+    /// One JSON record per line: per file and revision, then errors, stale entries, summary.
+    Ndjson,
+    /// GitHub job summary or PR comment.
+    Markdown,
+    /// JUnit XML: one test case per file and revision.
+    Junit,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
+    /// One self-contained HTML page.
+    Html,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum FailOnArg {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Debug, Args)]
+#[command(after_long_help = "\
+Revisions: each file is judged under the revisions it names (its `protocol` field and the \
+revision keys of `expect`), else the one its recorded request declares, else every revision \
+when `expect` has only `all`; --protocol overrides this for every file.
+
+Pass and fail, per file and revision:
+  PASS       the verdict matches `expect` (outcome; every id in `rules` cited or found; no id \
+in `absent` found)
+  FAIL       it does not (a diff of expected vs actual is shown)
+  OK         no `expect`; no finding at or above --fail-on
+  FINDINGS   no `expect`; findings at or above --fail-on
+  BASELINED  failing, but every failure is listed in --baseline
+Findings never fail a file that has an expectation (with --strict, unlisted ones do).
+
+Outputs: each --output FILE belongs to the --format value just before it; formats without an \
+output go to stdout (at most one). Example:
+  mcp-verdict check tests/fixtures --format junit --output junit.xml --format markdown --output \"$GITHUB_STEP_SUMMARY\" --format text
+
+Exit status: 0 all as expected; 1 a failing result, a stale baseline entry, or (with \
+--coverage) a coverage gap; 2 usage (bad arguments, nothing matched, unreadable baseline, \
+unwritable output); 3 an unreadable or invalid file (reported with line and column).")]
+struct Inner {
+    /// Exchange files, directories (searched recursively for *.json) or glob patterns.
+    #[arg(value_name = "PATH", required = true)]
+    paths: Vec<PathBuf>,
+    /// Judge every file under these revisions: 2025-11-25, 2026-07-28 or all. Default: the
+    /// revisions each file names.
+    #[arg(long, value_parser = parse_protocol)]
+    protocol: Option<ProtocolArg>,
+    /// Report format; repeat or separate with commas. Default: text.
+    #[arg(long, value_enum, value_delimiter = ',', action = clap::ArgAction::Append)]
+    format: Vec<ReportFormat>,
+    /// Write the preceding --format to FILE instead of stdout (`-`: stdout).
+    #[arg(long, value_name = "FILE", action = clap::ArgAction::Append)]
+    output: Vec<PathBuf>,
+    /// In files without expectations, findings of this severity or worse fail the run.
+    #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
+    fail_on: FailOnArg,
+    /// Findings at or above --fail-on that a file's expectation does not list in `rules` fail
+    /// it too.
+    #[arg(long)]
+    strict: bool,
+    /// Known failures (JSON: [{"file","protocol","rule"|"outcome"}]); listed failures do not
+    /// fail the run, listed ones that no longer fail do (stale).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the current failures to FILE as a baseline (then they do not fail this run).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// List, per revision, every rule with the files that trigger and satisfy it; fail when a
+    /// rule lacks either.
+    #[arg(long)]
+    coverage: bool,
+    /// Also show passing results, all findings and the per-rule table (text format).
+    #[arg(short, long)]
+    verbose: bool,
+    /// Load the rule table from this directory instead of the built-in one.
+    #[arg(long, value_name = "DIR")]
+    rules: Option<PathBuf>,
+}
+
+/// The `check` arguments, with the positions of `--format` and `--output` values so that each
+/// output can be paired with the format before it.
+#[derive(Debug)]
+pub(crate) struct CheckArgs {
+    inner: Inner,
+    format_at: Vec<usize>,
+    output_at: Vec<usize>,
+}
+
+impl FromArgMatches for CheckArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let positions = |id: &str| {
+            m.indices_of(id)
+                .map(|i| i.collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        Ok(CheckArgs {
+            inner: Inner::from_arg_matches(m)?,
+            format_at: positions("format"),
+            output_at: positions("output"),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = CheckArgs::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for CheckArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Inner::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Inner::augment_args_for_update(cmd)
+    }
+}
+
+/// Where each format goes: `None` is stdout.
+fn pair_outputs(a: &CheckArgs) -> Result<Vec<(ReportFormat, Option<PathBuf>)>, String> {
+    let formats = if a.inner.format.is_empty() {
+        if !a.inner.output.is_empty() {
+            return Err("--output FILE must follow the --format it is for".into());
+        }
+        vec![ReportFormat::Text]
+    } else {
+        a.inner.format.clone()
+    };
+    let mut dest: Vec<Option<PathBuf>> = vec![None; formats.len()];
+    for (out, at) in a.inner.output.iter().zip(&a.output_at) {
+        let Some(k) = a.format_at.iter().rposition(|f| f < at) else {
+            return Err(format!(
+                "--output {} must follow the --format it is for",
+                out.display()
+            ));
+        };
+        if dest[k].is_some() {
+            return Err(format!(
+                "two outputs for one --format {}: {} and {}",
+                formats[k]
+                    .to_possible_value()
+                    .expect("no skipped values")
+                    .get_name(),
+                dest[k].as_ref().expect("checked").display(),
+                out.display()
+            ));
+        }
+        dest[k] = Some(out.clone());
+    }
+    let pairs: Vec<(ReportFormat, Option<PathBuf>)> = formats
+        .into_iter()
+        .zip(dest)
+        .map(|(f, d)| (f, d.filter(|p| p.as_os_str() != "-")))
+        .collect();
+    let on_stdout = pairs.iter().filter(|(_, d)| d.is_none()).count();
+    if on_stdout > 1 {
+        return Err("more than one format on stdout: give all but one an --output FILE".into());
+    }
+    let mut files: Vec<&PathBuf> = pairs.iter().filter_map(|(_, d)| d.as_ref()).collect();
+    files.sort();
+    if files.windows(2).any(|w| w[0] == w[1]) {
+        return Err("two formats written to the same --output file".into());
+    }
+    Ok(pairs)
+}
+
+fn usage(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("mcp-verdict check: {msg}");
+    ExitCode::from(exit::USAGE)
+}
+
+pub(crate) fn run(a: CheckArgs) -> ExitCode {
+    let outputs = match pair_outputs(&a) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let table = match load_table(&a.inner.rules) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let baseline = match &a.inner.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => return usage(e),
+        },
+        None => None,
+    };
+    let files = match collect_files(&a.inner.paths) {
+        Ok(f) => f,
+        Err(e) => return usage(e),
+    };
+
+    let bar = progress_bar(files.len());
+    let started = Instant::now();
+    let shown = AtomicBool::new(files.len() > 200);
+    let tick = |done: usize| {
+        if let Some(pb) = &bar {
+            if !shown.load(Ordering::Relaxed)
+                && started.elapsed() > Duration::from_millis(300)
+                && !shown.swap(true, Ordering::Relaxed)
+            {
+                pb.set_draw_target(ProgressDrawTarget::stderr());
+            }
+            pb.set_position(done as u64);
+        }
+    };
+    let options = CheckOptions {
+        protocols: protocols_of(&a.inner.protocol),
+        table,
+        fail_on: match a.inner.fail_on {
+            FailOnArg::Error => FailOn::Error,
+            FailOnArg::Warning => FailOn::Warning,
+            FailOnArg::Info => FailOn::Info,
+            FailOnArg::Never => FailOn::Never,
+        },
+        strict: a.inner.strict,
+        baseline,
+        progress: Some(&tick),
+    };
+    let mut run = check_files(&files, &options);
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+
+    if let Some(path) = &a.inner.write_baseline {
+        let entries = run.baseline_entries();
+        if let Err(e) = std::fs::write(path, Baseline::render(&entries)) {
+            return usage(format_args!("cannot write {}: {e}", path.display()));
+        }
+        run.apply_baseline(Some(&Baseline { entries }));
+    }
+
+    let coverage = a.inner.coverage.then(|| report::coverage(&run.files));
+    let cov = coverage.as_ref();
+    let mut text_on_stdout = false;
+    for (format, dest) in &outputs {
+        let style = if dest.is_none() {
+            Style::detect_stdout()
+        } else {
+            Style::default()
+        };
+        let rendered = match format {
+            ReportFormat::Text => {
+                text_on_stdout |= dest.is_none();
+                report::text::render(
+                    &run,
+                    cov,
+                    TextOptions {
+                        style,
+                        verbose: a.inner.verbose,
+                    },
+                )
+            }
+            ReportFormat::Json => report::json::render(&run, cov),
+            ReportFormat::Ndjson => report::ndjson(&run, cov),
+            ReportFormat::Markdown => report::markdown::render(&run, cov),
+            ReportFormat::Junit => report::junit::render(&run, cov),
+            ReportFormat::Sarif => report::sarif::render(&run),
+            ReportFormat::Html => report::html::render(&run, cov),
+        };
+        match dest {
+            Some(p) => {
+                if let Err(e) = std::fs::write(p, rendered) {
+                    return usage(format_args!("cannot write {}: {e}", p.display()));
+                }
+            }
+            None => {
+                let mut out = std::io::stdout().lock();
+                // A closed pipe (`| head`) is not an error worth a panic.
+                let _ = out.write_all(rendered.as_bytes());
+                let _ = out.flush();
+            }
+        }
+    }
+    if !text_on_stdout {
+        // Files not judged are never silent, whatever the formats.
+        for (f, e) in run.input_errors() {
+            let pos = match (e.line, e.column) {
+                (Some(l), Some(c)) => format!(":{l}:{c}"),
+                (Some(l), None) => format!(":{l}"),
+                _ => String::new(),
+            };
+            eprintln!("mcp-verdict check: {}{pos}: {}", f.file, e.message);
+        }
+        eprintln!("mcp-verdict check: {}", run.summary_line());
+    }
+    ExitCode::from(run.exit_code(a.inner.coverage))
+}
+
+fn progress_bar(len: usize) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::hidden());
+    pb.set_style(
+        ProgressStyle::with_template("judging {pos}/{len} files {wide_bar} {eta}")
+            .expect("valid template"),
+    );
+    if len > 200 {
+        pb.set_draw_target(ProgressDrawTarget::stderr());
+    }
+    Some(pb)
+}

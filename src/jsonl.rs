@@ -1,0 +1,566 @@
+//! Judging a stream of exchanges, one per line (JSON Lines), in input order, in bounded memory,
+//! on every core.
+//!
+//! Each input line is one exchange in the exchange file format, as compact JSON. Each output
+//! line is the [`JudgementOut`] of that exchange with its line
+//! number first (`{"line": 3, "exchange": ..., "verdicts": [...], "differences": [...]}`), or an
+//! error record `{"line": 3, "error": "..."}` for a line that is not JSON, not an exchange, or
+//! names no revision the tool can judge. Blank lines are counted and produce nothing.
+//!
+//! # Pipeline and memory bound
+//!
+//! A reader thread reads lines and hands them to a pool of worker threads; the calling thread
+//! writes results in input order through a reorder buffer. Before the reader hands a line on,
+//! it takes room in an in-flight budget, and the writer gives the room back once the line's
+//! output is written. A line is in flight from the moment it is read until its output is
+//! written, wherever it is (queued, being judged, or waiting in the reorder buffer), so:
+//!
+//! * at most [`JsonlOptions::max_in_flight`] lines are in flight, and the reorder buffer never
+//!   holds more than that many outputs;
+//! * the in-flight lines hold at most [`JsonlOptions::max_in_flight_bytes`] bytes of input, or
+//!   a single line when that one line is larger;
+//! * a line longer than [`JsonlOptions::max_line_bytes`] is never held whole: the reader
+//!   skips the rest of it and emits an error record.
+//!
+//! Memory therefore depends on these limits, not on the length of the input. [`Summary`]
+//! reports the peaks observed so tests can check them.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufRead, Write};
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex};
+
+use serde::Serialize;
+
+use crate::engine::{JudgeError, JudgementOut, Options};
+use crate::exchange::{ExchangeError, ExchangeFile};
+use crate::model::Severity;
+
+/// Default [`JsonlOptions::max_in_flight`].
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
+/// Default [`JsonlOptions::max_in_flight_bytes`]: 32 MiB.
+pub const DEFAULT_MAX_IN_FLIGHT_BYTES: usize = 32 << 20;
+/// Default [`JsonlOptions::max_line_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 << 20;
+
+/// How to judge a stream.
+#[derive(Clone, Copy, Debug)]
+pub struct JsonlOptions<'t> {
+    /// Revisions and rule table, as for a single exchange.
+    pub judge: Options<'t>,
+    /// Worker threads; 0 uses every core (`std::thread::available_parallelism`).
+    pub threads: usize,
+    /// At most this many lines between being read and their output being written.
+    pub max_in_flight: usize,
+    /// At most this many input bytes in flight (a single larger line is let through alone).
+    pub max_in_flight_bytes: usize,
+    /// Lines longer than this are rejected with an error record without being held in memory.
+    pub max_line_bytes: usize,
+}
+
+impl Default for JsonlOptions<'static> {
+    fn default() -> Self {
+        JsonlOptions {
+            judge: Options::default(),
+            threads: 0,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+impl JsonlOptions<'_> {
+    /// The number of worker threads used.
+    pub fn worker_threads(&self) -> usize {
+        if self.threads > 0 {
+            self.threads
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Lines read (including blank ones).
+    pub lines: usize,
+    /// Blank lines (skipped).
+    pub blank: usize,
+    /// Exchanges judged.
+    pub judged: usize,
+    /// Judged exchanges with an error-severity finding under some revision.
+    pub with_error_findings: usize,
+    /// Error records written (bad lines).
+    pub errors: usize,
+    /// Worker threads used.
+    pub threads: usize,
+    /// The most lines in flight at once.
+    pub peak_in_flight: usize,
+    /// The most input bytes in flight at once.
+    pub peak_in_flight_bytes: usize,
+    /// The most outputs waiting in the reorder buffer at once.
+    pub peak_reorder: usize,
+}
+
+impl Summary {
+    /// Whether the run should fail: an error record or an error-severity finding.
+    pub fn failed(&self) -> bool {
+        self.errors > 0 || self.with_error_findings > 0
+    }
+
+    /// One line for people.
+    pub fn line(&self) -> String {
+        format!(
+            "{} lines: {} judged ({} with error-severity findings), {} error record(s), {} blank",
+            self.lines, self.judged, self.with_error_findings, self.errors, self.blank
+        )
+    }
+}
+
+/// A line as read.
+enum Input {
+    Line(Vec<u8>),
+    TooLong(usize),
+}
+
+struct Job {
+    seq: usize,
+    line: usize,
+    bytes: usize,
+    input: Input,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Passed,
+    ErrorFindings,
+    ErrorRecord,
+}
+
+struct Done {
+    seq: usize,
+    bytes: usize,
+    status: Status,
+    output: String,
+}
+
+/// Room for lines in flight: a counting semaphore over lines and bytes.
+struct Budget {
+    state: Mutex<BudgetState>,
+    freed: Condvar,
+    max_lines: usize,
+    max_bytes: usize,
+}
+
+#[derive(Default)]
+struct BudgetState {
+    lines: usize,
+    bytes: usize,
+    peak_lines: usize,
+    peak_bytes: usize,
+    cancelled: bool,
+}
+
+impl Budget {
+    fn new(max_lines: usize, max_bytes: usize) -> Budget {
+        Budget {
+            state: Mutex::new(BudgetState::default()),
+            freed: Condvar::new(),
+            max_lines: max_lines.max(1),
+            max_bytes,
+        }
+    }
+
+    /// Waits for room for one line of `bytes`; `false` when the run was cancelled.
+    fn acquire(&self, bytes: usize) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if s.cancelled {
+                return false;
+            }
+            let fits =
+                s.lines < self.max_lines && (s.lines == 0 || s.bytes + bytes <= self.max_bytes);
+            if fits {
+                s.lines += 1;
+                s.bytes += bytes;
+                s.peak_lines = s.peak_lines.max(s.lines);
+                s.peak_bytes = s.peak_bytes.max(s.bytes);
+                return true;
+            }
+            s = self.freed.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn release(&self, bytes: usize) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        s.lines -= 1;
+        s.bytes -= bytes;
+        drop(s);
+        self.freed.notify_all();
+    }
+
+    fn cancel(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .cancelled = true;
+        self.freed.notify_all();
+    }
+
+    fn peaks(&self) -> (usize, usize) {
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        (s.peak_lines, s.peak_bytes)
+    }
+}
+
+/// Reads one line into `buf` (without its line break), keeping at most `cap` bytes. Returns
+/// `None` at end of input, else the line's full length (which exceeds `cap` when it was cut).
+fn read_line_capped<R: BufRead>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<Option<usize>> {
+    buf.clear();
+    let mut len = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if len <= cap {
+            let room = cap + 1 - len;
+            buf.extend_from_slice(&chunk[..take.min(room)]);
+        }
+        len += take;
+        reader.consume(if found { take + 1 } else { take });
+        if found {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\r') && len <= cap + 1 {
+        buf.pop();
+        len -= 1;
+    }
+    Ok(Some(len))
+}
+
+#[derive(Serialize)]
+struct LineOut<'a> {
+    line: usize,
+    #[serde(flatten)]
+    judgement: &'a JudgementOut,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    line: usize,
+    error: &'a str,
+}
+
+fn error_record(line: usize, error: &str) -> (Status, String) {
+    let out = serde_json::to_string(&ErrorOut { line, error }).expect("records serialize");
+    (Status::ErrorRecord, out)
+}
+
+/// The error's message: serde's messages already end with `at line 1 column N`.
+fn position(e: &ExchangeError) -> &str {
+    &e.message
+}
+
+/// Judges one line. Never panics on bad input; a panic inside the engine becomes an error
+/// record.
+fn judge_line(
+    line: usize,
+    input: &Input,
+    options: &Options<'_>,
+    max_line: usize,
+) -> (Status, String) {
+    let bytes = match input {
+        Input::Line(b) => b,
+        Input::TooLong(n) => {
+            return error_record(
+                line,
+                &format!(
+                    "the line is {n} bytes, longer than the limit of {max_line} (--max-line-bytes)"
+                ),
+            );
+        }
+    };
+    let file = match ExchangeFile::from_slice(bytes) {
+        Ok(f) => f,
+        Err(e) => {
+            let what = if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
+                "not an exchange"
+            } else {
+                "not JSON"
+            };
+            return error_record(line, &format!("{what}: {}", position(&e)));
+        }
+    };
+    let ex = match file.to_exchange() {
+        Ok(x) => x,
+        Err(e) => return error_record(line, &format!("not an exchange: {}", position(&e))),
+    };
+    let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let judgement = match crate::engine::judge(&ex, options) {
+            Ok(j) => j,
+            Err(JudgeError::UnknownRevision) => {
+                return Err(
+                    "cannot tell which protocol revision to judge under: the exchange has no \"protocol\", and the request has no MCP-Protocol-Version header and no _meta \"io.modelcontextprotocol/protocolVersion\"; pass --protocol 2025-11-25, 2026-07-28 or all".to_string(),
+                );
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        let failed = judgement
+            .verdicts
+            .iter()
+            .any(|v| v.worst() == Some(Severity::Error));
+        let out = judgement.to_output(ex.name.clone());
+        let text = serde_json::to_string(&LineOut {
+            line,
+            judgement: &out,
+        })
+        .expect("verdicts serialize");
+        Ok((
+            if failed {
+                Status::ErrorFindings
+            } else {
+                Status::Passed
+            },
+            text,
+        ))
+    }));
+    match judged {
+        Ok(Ok(r)) => r,
+        Ok(Err(msg)) => error_record(line, &msg),
+        Err(_) => error_record(line, "internal error: the engine panicked on this exchange"),
+    }
+}
+
+fn is_blank(b: &[u8]) -> bool {
+    b.iter().all(u8::is_ascii_whitespace)
+}
+
+struct ReaderStats {
+    lines: usize,
+    blank: usize,
+}
+
+fn read_all<R: BufRead>(
+    mut reader: R,
+    jobs: SyncSender<Job>,
+    budget: &Budget,
+    max_line: usize,
+) -> io::Result<ReaderStats> {
+    let mut stats = ReaderStats { lines: 0, blank: 0 };
+    let mut seq = 0;
+    let mut buf = Vec::new();
+    while let Some(len) = read_line_capped(&mut reader, &mut buf, max_line)? {
+        stats.lines += 1;
+        if stats.lines == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+            buf.drain(..3);
+        }
+        let input = if len > max_line {
+            Input::TooLong(len)
+        } else if is_blank(&buf) {
+            stats.blank += 1;
+            continue;
+        } else {
+            Input::Line(std::mem::take(&mut buf))
+        };
+        let bytes = match &input {
+            Input::Line(b) => b.len(),
+            Input::TooLong(_) => 0,
+        };
+        if !budget.acquire(bytes) {
+            break;
+        }
+        let job = Job {
+            seq,
+            line: stats.lines,
+            bytes,
+            input,
+        };
+        seq += 1;
+        if jobs.send(job).is_err() {
+            break;
+        }
+    }
+    Ok(stats)
+}
+
+fn work(jobs: &Mutex<Receiver<Job>>, done: SyncSender<Done>, options: &JsonlOptions<'_>) {
+    loop {
+        let job = {
+            let rx = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            rx.recv()
+        };
+        let Ok(job) = job else { return };
+        let (status, output) =
+            judge_line(job.line, &job.input, &options.judge, options.max_line_bytes);
+        drop(job.input);
+        let d = Done {
+            seq: job.seq,
+            bytes: job.bytes,
+            status,
+            output,
+        };
+        if done.send(d).is_err() {
+            return;
+        }
+    }
+}
+
+/// Judges every exchange line of `reader` and writes one record per non-blank line to
+/// `writer`, in input order. Returns the counts; an I/O error reading or writing stops the run
+/// (records already written stay written).
+pub fn run<R, W>(reader: R, writer: W, options: &JsonlOptions<'_>) -> io::Result<Summary>
+where
+    R: BufRead + Send,
+    W: Write,
+{
+    let threads = options.worker_threads();
+    let budget = Budget::new(options.max_in_flight, options.max_in_flight_bytes);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads * 2);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(options.max_in_flight.max(1));
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
+    let mut summary = Summary {
+        threads,
+        ..Summary::default()
+    };
+
+    let (read_result, write_result) = std::thread::scope(|s| {
+        let budget = &budget;
+        let reader_thread =
+            s.spawn(move || read_all(reader, job_tx, budget, options.max_line_bytes));
+        for _ in 0..threads {
+            let rx = Arc::clone(&job_rx);
+            let tx = done_tx.clone();
+            s.spawn(move || work(&rx, tx, options));
+        }
+        drop(job_rx);
+        drop(done_tx);
+
+        let write_result = write_in_order(&done_rx, &mut writer, budget, &mut summary);
+        if write_result.is_err() {
+            budget.cancel();
+        }
+        drop(done_rx);
+        let read_result = reader_thread
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        (read_result, write_result)
+    });
+    let context = |what: &str, e: io::Error| io::Error::new(e.kind(), format!("{what}: {e}"));
+    write_result.map_err(|e| context("writing output", e))?;
+    let stats = read_result.map_err(|e| context("reading input", e))?;
+    summary.lines = stats.lines;
+    summary.blank = stats.blank;
+    let (peak_lines, peak_bytes) = budget.peaks();
+    summary.peak_in_flight = peak_lines;
+    summary.peak_in_flight_bytes = peak_bytes;
+    Ok(summary)
+}
+
+/// The writer: receives results in any order, writes them in input order, gives their room
+/// back, and flushes whenever nothing else is ready (so a live stream is not held back).
+fn write_in_order<W: Write>(
+    done: &Receiver<Done>,
+    writer: &mut W,
+    budget: &Budget,
+    summary: &mut Summary,
+) -> io::Result<()> {
+    let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
+    let mut next = 0usize;
+    loop {
+        let d = match done.try_recv() {
+            Ok(d) => d,
+            Err(TryRecvError::Empty) => {
+                writer.flush()?;
+                match done.recv() {
+                    Ok(d) => d,
+                    Err(_) => break,
+                }
+            }
+            Err(TryRecvError::Disconnected) => break,
+        };
+        pending.insert(d.seq, d);
+        summary.peak_reorder = summary.peak_reorder.max(pending.len());
+        while let Some(d) = pending.remove(&next) {
+            writer.write_all(d.output.as_bytes())?;
+            writer.write_all(b"\n")?;
+            match d.status {
+                Status::Passed => summary.judged += 1,
+                Status::ErrorFindings => {
+                    summary.judged += 1;
+                    summary.with_error_findings += 1;
+                }
+                Status::ErrorRecord => summary.errors += 1,
+            }
+            budget.release(d.bytes);
+            next += 1;
+        }
+    }
+    writer.flush()?;
+    if !pending.is_empty() {
+        return Err(io::Error::other(format!(
+            "internal error: the result for record {next} never arrived; {} later records were not written",
+            pending.len()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capped_lines() {
+        let mut r = io::BufReader::with_capacity(4, &b"abc\r\n\nlong line here\nend"[..]);
+        let mut buf = Vec::new();
+        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(3));
+        assert_eq!(buf, b"abc");
+        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(0));
+        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(14));
+        assert!(buf.len() <= 9);
+        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(3));
+        assert_eq!(buf, b"end");
+        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), None);
+    }
+
+    #[test]
+    fn budget_counts_lines_and_bytes() {
+        let b = Budget::new(2, 10);
+        assert!(b.acquire(8));
+        // A second line that would exceed the byte limit waits; a release makes room.
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                b.release(8);
+            });
+            assert!(b.acquire(8));
+        });
+        assert!(b.acquire(2));
+        assert_eq!(b.peaks(), (2, 10));
+        b.cancel();
+        assert!(!b.acquire(1));
+    }
+}

@@ -1,0 +1,248 @@
+//! `--format markdown`: for a GitHub job summary (`$GITHUB_STEP_SUMMARY`) or a PR comment: a
+//! summary table, failures with diffs, files not judged, stale baseline entries, and per
+//! revision a per-rule conformance table with spec links.
+
+use std::fmt::Write as _;
+
+use super::{CheckRun, Coverage, RuleState, Status};
+
+/// Escapes text for a Markdown table cell or paragraph: Markdown punctuation and HTML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inline code that survives any content (HTML-escaped, pipes escaped for tables).
+fn code(s: &str) -> String {
+    let s = s
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "&#124;")
+        .replace(['\n', '\r'], " ");
+    format!("<code>{}</code>", s.replace('`', "&#96;"))
+}
+
+/// A link to a spec URL (only `https://` URLs become links).
+fn link(text: &str, url: &str) -> String {
+    if url.starts_with("https://") && !url.contains([' ', '(', ')', '<', '>', '"']) {
+        format!("[{}]({url})", code(text))
+    } else {
+        code(text)
+    }
+}
+
+/// Renders the run.
+pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
+    let s = run.summary();
+    let code_ = run.exit_code(coverage.is_some());
+    let mut out = String::new();
+    let icon = if code_ == 0 { "✅" } else { "❌" };
+    let _ = writeln!(out, "## {icon} mcp-verdict check\n");
+    let _ = writeln!(out, "{}\n", escape(&run.summary_line()));
+    let _ = writeln!(out, "| | Count |\n|---|---:|");
+    for (label, n) in [
+        ("Files", s.files),
+        ("Results (file × revision)", s.results),
+        ("Passed (expectation met)", s.passed),
+        ("Failed (expectation not met)", s.failed),
+        ("OK (no expectation, no failing finding)", s.ok),
+        ("With findings (no expectation)", s.with_findings),
+        ("Baselined (known failures)", s.baselined),
+        ("Stale baseline entries", s.stale),
+        ("Unreadable or invalid files", s.invalid_files),
+    ] {
+        let _ = writeln!(out, "| {label} | {n} |");
+    }
+    let _ = writeln!(
+        out,
+        "\nFindings at or above `{}` fail files without expectations{}.",
+        run.fail_on.as_str(),
+        if run.strict {
+            "; strict: unlisted findings fail files with expectations"
+        } else {
+            ""
+        }
+    );
+
+    let failing: Vec<_> = run
+        .results()
+        .filter(|(_, r)| r.status.is_failure() || r.status == Status::Baselined)
+        .collect();
+    if !failing.is_empty() {
+        let _ = writeln!(out, "\n### Failures\n");
+        for (f, r) in failing {
+            let _ = writeln!(
+                out,
+                "#### {} {} — {} — {}\n",
+                r.status.label(),
+                code(&f.file),
+                r.protocol,
+                code(r.outcome.as_str())
+            );
+            if let Some(d) = &r.diff {
+                let _ = writeln!(out, "```diff");
+                for line in d.lines(r.decided_by.as_deref()) {
+                    // A fence cannot be closed from inside: lines start with - or +.
+                    let _ = writeln!(out, "{line}");
+                }
+                let _ = writeln!(out, "```\n");
+            }
+            let listed: Vec<String> = r
+                .failures
+                .iter()
+                .filter(|x| x.baselined)
+                .map(|x| match (&x.rule, x.outcome) {
+                    (Some(rule), _) => code(rule),
+                    (None, Some(o)) => format!("outcome {}", code(o.as_str())),
+                    _ => String::new(),
+                })
+                .collect();
+            if !listed.is_empty() {
+                let _ = writeln!(out, "Listed in the baseline: {}\n", listed.join(", "));
+            }
+            let shown: Vec<_> = r
+                .findings
+                .iter()
+                .filter(|x| r.expected.is_some() || run.fail_on.fails(x.finding.severity))
+                .collect();
+            if !shown.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "| Severity | Rule | Where | Message |\n|---|---|---|---|"
+                );
+                for x in shown {
+                    let at = match x.location {
+                        Some(l) => format!("{} (line {})", code(&x.finding.path), l.line),
+                        None => code(&x.finding.path),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "| {} | {} | {at} | {} |",
+                        x.finding.severity,
+                        link(&x.finding.rule, &x.finding.url),
+                        escape(&x.finding.message)
+                    );
+                }
+                let _ = writeln!(out);
+            }
+        }
+    }
+
+    let errors: Vec<_> = run.input_errors().collect();
+    if !errors.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Unreadable or invalid files (not judged)\n\n| File | Line | Column | Problem |\n|---|---:|---:|---|"
+        );
+        for (f, e) in errors {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                code(&f.file),
+                e.line.map_or(String::new(), |l| l.to_string()),
+                e.column.map_or(String::new(), |c| c.to_string()),
+                escape(&e.message)
+            );
+        }
+    }
+
+    if !run.stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Stale baseline entries\n\nThe listed failure no longer occurs: remove the entry.\n\n| File | Revision | Rule or outcome |\n|---|---|---|"
+        );
+        for e in &run.stale {
+            let what = e
+                .rule
+                .clone()
+                .or(e.outcome.map(|o| o.to_string()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                code(&e.file),
+                e.protocol,
+                code(&what)
+            );
+        }
+    }
+
+    for c in &run.conformance {
+        let count = |st: RuleState| c.rules.iter().filter(|r| r.state == st).count();
+        let _ = writeln!(
+            out,
+            "\n### Conformance {} ({} exchanges)\n\n{} rules: {} triggered, {} satisfied, {} not exercised. Counts are exchanges.\n",
+            c.protocol,
+            c.exchanges,
+            c.rules.len(),
+            count(RuleState::Triggered),
+            count(RuleState::Satisfied),
+            count(RuleState::NotExercised)
+        );
+        let _ = writeln!(
+            out,
+            "<details><summary>Per-rule table</summary>\n\n| Rule | Level | Severity | Layer | Satisfied | Triggered | Not applicable | State |\n|---|---|---|---|---:|---:|---:|---|"
+        );
+        for r in &c.rules {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                link(&r.rule, &r.url),
+                escape(r.level.as_ref()),
+                r.severity.map_or("—".to_string(), |s| s.to_string()),
+                r.layer,
+                r.passed,
+                r.triggered,
+                r.not_applicable,
+                if r.state == RuleState::NotExercised {
+                    "**not exercised**"
+                } else {
+                    r.state.label()
+                }
+            );
+        }
+        let _ = writeln!(out, "\n</details>");
+    }
+
+    if let Some(cov) = coverage {
+        let gaps: Vec<_> = cov.gaps().collect();
+        let _ = writeln!(out, "\n### Rule coverage\n");
+        if gaps.is_empty() {
+            let _ = writeln!(
+                out,
+                "Every rule of every judged revision has a triggering and a satisfying fixture."
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "| Revision | Rule | Triggered by | Satisfied by | Lacks |\n|---|---|---:|---:|---|"
+            );
+            for (p, r) in gaps {
+                let _ = writeln!(
+                    out,
+                    "| {p} | {} | {} | {} | {} |",
+                    code(&r.rule),
+                    r.triggered_by.len(),
+                    r.satisfied_by.len(),
+                    r.lacks().join(", ")
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,839 @@
+//! Finding the files, judging them in parallel, comparing verdicts with expectations.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::locate::{self, ceil_char_boundary, floor_char_boundary, line_col, pointer_span};
+use super::{
+    Baseline, CheckFinding, CheckRun, Diff, Excerpt, Failure, FailureKind, FileResult, InputError,
+    InputErrorKind, Location, OutcomeDiff, RevisionConformance, RevisionResult, RuleConformance,
+    RuleEval, RuleState, Status, rule_counts,
+};
+use crate::engine::{JudgeError, Options, Verdict, judge, revisions_of};
+use crate::exchange::{Exchange, ExchangeFile, Expectation};
+use crate::model::Severity;
+use crate::protocol::Protocol;
+use crate::rules::RuleTable;
+
+/// The severity at or above which a finding fails a file without expectations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    /// Error findings.
+    #[default]
+    Error,
+    /// Warning and error findings.
+    Warning,
+    /// Every finding.
+    Info,
+    /// No finding fails the run (conformance report only).
+    Never,
+}
+
+impl FailOn {
+    /// Whether a finding of this severity is at or above the threshold.
+    pub fn fails(self, s: Severity) -> bool {
+        match self {
+            FailOn::Error => s >= Severity::Error,
+            FailOn::Warning => s >= Severity::Warning,
+            FailOn::Info => true,
+            FailOn::Never => false,
+        }
+    }
+
+    /// The name used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::Error => "error",
+            FailOn::Warning => "warning",
+            FailOn::Info => "info",
+            FailOn::Never => "never",
+        }
+    }
+}
+
+/// How to run a check.
+pub struct CheckOptions<'t> {
+    /// Revisions to judge every file under; `None`: the ones each file names (its `protocol`
+    /// and `expect` keys), else the recorded request's, else every revision when `expect` has
+    /// only `all`.
+    pub protocols: Option<Vec<Protocol>>,
+    /// The rule table.
+    pub table: &'t RuleTable,
+    /// Threshold for files without expectations.
+    pub fail_on: FailOn,
+    /// Whether findings not listed in `rules` fail files with expectations.
+    pub strict: bool,
+    /// Known failures.
+    pub baseline: Option<Baseline>,
+    /// Called after each file with the number of files done so far (from worker threads).
+    pub progress: Option<&'t (dyn Fn(usize) + Sync)>,
+}
+
+impl<'t> CheckOptions<'t> {
+    /// Defaults: revisions from the files, `--fail-on error`, not strict, no baseline.
+    pub fn new(table: &'t RuleTable) -> CheckOptions<'t> {
+        CheckOptions {
+            protocols: None,
+            table,
+            fail_on: FailOn::Error,
+            strict: false,
+            baseline: None,
+            progress: None,
+        }
+    }
+}
+
+impl Default for CheckOptions<'static> {
+    fn default() -> Self {
+        CheckOptions::new(RuleTable::builtin())
+    }
+}
+
+/// Why a run could not start: a command-line problem (exit 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// No path was given.
+    #[error("no paths given: name exchange files, directories or glob patterns")]
+    NoPaths,
+    /// A glob pattern does not parse.
+    #[error("`{pattern}` is not a valid glob pattern: {message}")]
+    BadPattern {
+        /// The pattern.
+        pattern: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A glob pattern or directory matched no `*.json` file.
+    #[error("`{0}` matches no exchange file (*.json)")]
+    NothingMatched(String),
+}
+
+/// Expands paths: files as given (whatever their extension), directories recursively to their
+/// `*.json` files (hidden entries skipped), and glob patterns (`*`, `?`, `[`, `**`). A path that
+/// does not exist and is not a pattern is kept, so that the run reports it as unreadable.
+/// The result is sorted and without duplicates.
+pub fn collect_files<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, CheckError> {
+    if paths.is_empty() {
+        return Err(CheckError::NoPaths);
+    }
+    let mut out = BTreeSet::new();
+    for p in paths {
+        let p = p.as_ref();
+        let shown = p.display().to_string();
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out);
+            if out.len() == before {
+                return Err(CheckError::NothingMatched(shown));
+            }
+        } else if p.exists() || !shown.contains(['*', '?', '[']) {
+            out.insert(p.to_path_buf());
+        } else {
+            let entries = glob::glob(&shown).map_err(|e| CheckError::BadPattern {
+                pattern: shown.clone(),
+                message: e.msg.to_string(),
+            })?;
+            let before = out.len();
+            for e in entries.filter_map(Result::ok) {
+                if e.is_dir() {
+                    walk(&e, &mut out);
+                } else if e.extension().is_some_and(|x| x == "json") {
+                    out.insert(e);
+                }
+            }
+            if out.len() == before {
+                return Err(CheckError::NothingMatched(shown));
+            }
+        }
+    }
+    // The same file named twice (e.g. `./a.json` and `a.json`) is judged once.
+    let mut seen = BTreeSet::new();
+    let mut files: Vec<PathBuf> = out
+        .into_iter()
+        .filter(|p| seen.insert(display_path(p)))
+        .collect();
+    files.sort_by_key(|p| display_path(p));
+    Ok(files)
+}
+
+fn walk(dir: &Path, out: &mut BTreeSet<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        // An unreadable directory is reported as an unreadable input.
+        out.insert(dir.to_path_buf());
+        return;
+    };
+    for e in entries.filter_map(Result::ok) {
+        let path = e.path();
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|x| x == "json") {
+            out.insert(path);
+        }
+    }
+}
+
+/// A path as reports show it: relative to the current directory when below it, `/`-separated,
+/// without a leading `./`.
+pub(crate) fn display_path(p: &Path) -> String {
+    let rel = if p.is_absolute() {
+        std::env::current_dir()
+            .ok()
+            .and_then(|cwd| p.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+            .unwrap_or_else(|| p.to_path_buf())
+    } else {
+        p.to_path_buf()
+    };
+    normalize_path(&rel.to_string_lossy())
+}
+
+/// `\` to `/`, no leading `./`, no repeated `/`.
+pub(crate) fn normalize_path(s: &str) -> String {
+    let s = s.replace('\\', "/");
+    let mut parts: Vec<&str> = Vec::new();
+    for (i, seg) in s.split('/').enumerate() {
+        if seg == "." || (seg.is_empty() && i > 0) {
+            continue;
+        }
+        parts.push(seg);
+    }
+    parts.join("/")
+}
+
+/// Collects the files and checks them: [`collect_files`] then [`check_files`].
+pub fn run_check<P: AsRef<Path>>(
+    paths: &[P],
+    options: &CheckOptions<'_>,
+) -> Result<CheckRun, CheckError> {
+    let files = collect_files(paths)?;
+    Ok(check_files(&files, options))
+}
+
+/// Judges files in parallel (rayon) and assembles the run in a deterministic order: by path,
+/// then revision.
+pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
+    let done = AtomicUsize::new(0);
+    let mut results: Vec<FileResult> = files
+        .par_iter()
+        .map(|p| {
+            let label = display_path(p);
+            let r = match std::fs::read(p) {
+                Ok(bytes) => check_bytes(&label, &bytes, options),
+                Err(e) => FileResult {
+                    file: label,
+                    name: None,
+                    error: Some(InputError {
+                        kind: InputErrorKind::Unreadable,
+                        line: None,
+                        column: None,
+                        message: format!("cannot read the file: {e}"),
+                    }),
+                    results: Vec::new(),
+                },
+            };
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(cb) = options.progress {
+                cb(n);
+            }
+            r
+        })
+        .collect();
+    results.sort_by(|a, b| a.file.cmp(&b.file));
+    assemble(results, options)
+}
+
+/// Applies the baseline and computes conformance over judged files.
+fn assemble(files: Vec<FileResult>, options: &CheckOptions<'_>) -> CheckRun {
+    let mut revisions: Vec<Protocol> = files
+        .iter()
+        .flat_map(|f| f.results.iter().map(|r| r.protocol))
+        .collect();
+    revisions.sort();
+    revisions.dedup();
+    let conformance = revisions
+        .into_iter()
+        .map(|p| conformance_of(&files, p, options.table))
+        .collect();
+    let mut run = CheckRun {
+        files,
+        stale: Vec::new(),
+        conformance,
+        fail_on: options.fail_on,
+        strict: options.strict,
+    };
+    if options.baseline.is_some() {
+        run.apply_baseline(options.baseline.as_ref());
+    }
+    run
+}
+
+impl CheckRun {
+    /// Marks the failures a baseline lists, sets each result's status accordingly and lists
+    /// the stale entries (replacing any baseline applied before; `None` removes it).
+    pub fn apply_baseline(&mut self, baseline: Option<&Baseline>) {
+        for f in &mut self.files {
+            for r in &mut f.results {
+                for x in &mut r.failures {
+                    x.baselined = baseline.is_some_and(|b| b.lists(&f.file, r.protocol, x));
+                }
+                r.status = match (r.failures.is_empty(), r.expected.is_some()) {
+                    (true, true) => Status::Pass,
+                    (true, false) => Status::Ok,
+                    _ if r.failures.iter().all(|x| x.baselined) => Status::Baselined,
+                    (false, true) => Status::Fail,
+                    (false, false) => Status::Findings,
+                };
+            }
+        }
+        self.stale = baseline.map(|b| b.stale(&self.files)).unwrap_or_default();
+    }
+}
+
+fn conformance_of(
+    files: &[FileResult],
+    protocol: Protocol,
+    table: &RuleTable,
+) -> RevisionConformance {
+    let counts = rule_counts(files, protocol);
+    let exchanges = files
+        .iter()
+        .flat_map(|f| &f.results)
+        .filter(|r| r.protocol == protocol)
+        .count();
+    let mut rules: Vec<(usize, RuleConformance)> = table
+        .active(protocol)
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let r = table.rule_of(a);
+            let (passed, triggered, not_applicable) =
+                counts.get(r.id.as_str()).copied().unwrap_or_default();
+            let state = if triggered > 0 {
+                RuleState::Triggered
+            } else if passed > 0 {
+                RuleState::Satisfied
+            } else {
+                RuleState::NotExercised
+            };
+            let effect = match (&a.outcome, a.severity, &a.default) {
+                (Some(o), _, _) => format!("outcome {o}"),
+                (None, Some(s), _) => format!("finding {s}"),
+                (None, None, Some(d)) => format!("default {}", d.field),
+                _ => "-".to_string(),
+            };
+            (
+                i,
+                RuleConformance {
+                    rule: r.id.clone(),
+                    title: r.title.clone(),
+                    summary: r.summary.clone(),
+                    level: a.level,
+                    layer: r.layer,
+                    severity: a.severity,
+                    effect,
+                    url: a.cite.url.clone(),
+                    section: a.cite.section.clone(),
+                    quote: a.cite.quote.clone(),
+                    passed,
+                    triggered,
+                    not_applicable,
+                    state,
+                },
+            )
+        })
+        .collect();
+    // Group: error, warning, info findings, then outcome/default-only rules; then layer.
+    rules.sort_by_key(|(i, r)| {
+        (
+            std::cmp::Reverse(r.severity.map(|s| s as u8 + 1).unwrap_or(0)),
+            r.layer,
+            *i,
+        )
+    });
+    RevisionConformance {
+        protocol,
+        exchanges,
+        rules: rules.into_iter().map(|(_, r)| r).collect(),
+    }
+}
+
+/// Checks one exchange file's bytes (no baseline applied). `label` names the file in reports.
+pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> FileResult {
+    let mut out = FileResult {
+        file: label.to_string(),
+        name: None,
+        error: None,
+        results: Vec::new(),
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let invalid = |line: Option<usize>, column: Option<usize>, message: String| InputError {
+        kind: InputErrorKind::Invalid,
+        line,
+        column,
+        message,
+    };
+    let at = |pointer: &str| pointer_span(&text, pointer).map(|s| line_col(&text, s.start));
+    let file = match ExchangeFile::from_slice(bytes) {
+        Ok(f) => f,
+        Err(e) => {
+            out.error = Some(invalid(e.line, e.column, e.message));
+            return out;
+        }
+    };
+    out.name = file.name.clone();
+    if let Some(key) = file.unknown_expect_keys().first() {
+        let pos = at(&format!("/expect/{}", escape_pointer(key)));
+        out.error = Some(invalid(
+            pos.map(|p| p.0),
+            pos.map(|p| p.1),
+            format!(
+                "expect: unknown key `{key}`; use a revision ({}) or `all`",
+                Protocol::names()
+            ),
+        ));
+        return out;
+    }
+    for (key, exp) in &file.expect {
+        for (field, ids) in [("rules", &exp.rules), ("absent", &exp.absent)] {
+            for (i, id) in ids.iter().enumerate() {
+                if options.table.rule(id).is_none() {
+                    let pos = at(&format!("/expect/{}/{field}/{i}", escape_pointer(key)));
+                    out.error = Some(invalid(
+                        pos.map(|p| p.0),
+                        pos.map(|p| p.1),
+                        format!(
+                            "expect.{key}.{field}: `{id}` is not a rule id of the rule table (see `mcp-verdict rules`)"
+                        ),
+                    ));
+                    return out;
+                }
+            }
+        }
+    }
+    let ex = match file.to_exchange() {
+        Ok(x) => x,
+        Err(e) => {
+            let pos = at("/response");
+            out.error = Some(invalid(
+                e.line.or(pos.map(|p| p.0)),
+                e.column.or(pos.map(|p| p.1)),
+                e.message,
+            ));
+            return out;
+        }
+    };
+    let protocols = match revisions_for(&file, &ex, options) {
+        Ok(p) => p,
+        Err(e) => {
+            out.error = Some(InputError {
+                kind: InputErrorKind::NoRevision,
+                line: None,
+                column: None,
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    let judgement = match judge(
+        &ex,
+        &Options {
+            protocols: Some(&protocols),
+            table: options.table,
+        },
+    ) {
+        Ok(j) => j,
+        Err(e) => {
+            out.error = Some(InputError {
+                kind: InputErrorKind::NoRevision,
+                line: None,
+                column: None,
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    let locator = Locator::new(&text, &file, &ex);
+    out.results = judgement
+        .verdicts
+        .iter()
+        .map(|v| {
+            let key = if file.expect.contains_key(v.protocol.as_str()) {
+                v.protocol.as_str()
+            } else {
+                "all"
+            };
+            let expected_at =
+                at(&format!("/expect/{key}")).map(|(line, column)| Location { line, column });
+            let targeted = file.expect.is_empty() || file.expectation(v.protocol).is_some();
+            let mut r = compare(v, file.expectation(v.protocol), targeted, options, &locator);
+            if r.expected.is_some() {
+                r.expected_at = expected_at;
+            }
+            r
+        })
+        .collect();
+    out
+}
+
+fn escape_pointer(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+/// The revisions a file is judged under.
+fn revisions_for(
+    file: &ExchangeFile,
+    ex: &Exchange,
+    options: &CheckOptions<'_>,
+) -> Result<Vec<Protocol>, JudgeError> {
+    if let Some(ps) = &options.protocols
+        && !ps.is_empty()
+    {
+        return Ok(ps.clone());
+    }
+    let mut v: Vec<Protocol> = file
+        .protocol
+        .as_ref()
+        .map(|p| p.revisions())
+        .unwrap_or_default();
+    v.extend(file.expect.keys().filter_map(|k| Protocol::parse(k)));
+    v.sort();
+    v.dedup();
+    if !v.is_empty() {
+        return Ok(v);
+    }
+    match revisions_of(ex) {
+        Ok(v) => Ok(v),
+        Err(JudgeError::UnknownRevision) if file.expect.contains_key("all") => {
+            Ok(Protocol::all().collect())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Compares a verdict with an expectation and builds the result.
+fn compare(
+    v: &Verdict<'_>,
+    exp: Option<&Expectation>,
+    targeted: bool,
+    options: &CheckOptions<'_>,
+    locator: &Locator<'_>,
+) -> RevisionResult {
+    let out = v.to_output();
+    let actives = options.table.active(v.protocol);
+    let evaluations = v
+        .evaluations
+        .iter()
+        .map(|e| RuleEval {
+            rule: options.table.rule_of(&actives[e.active]).id.clone(),
+            status: e.status,
+        })
+        .collect();
+    let mut failures = Vec::new();
+    let mut diff = None;
+    let status = match exp {
+        Some(exp) => {
+            let mut d = Diff::default();
+            if v.outcome != exp.outcome {
+                d.outcome = Some(OutcomeDiff {
+                    expected: exp.outcome,
+                    actual: v.outcome,
+                });
+                failures.push(failure(FailureKind::Outcome, None, Some(v.outcome)));
+            }
+            for r in &exp.rules {
+                if !v.mentions(r) {
+                    d.missing.push(r.clone());
+                    failures.push(failure(FailureKind::Missing, Some(r), None));
+                }
+            }
+            for r in &exp.absent {
+                if v.findings.iter().any(|f| &f.rule.id == r) {
+                    d.unexpected.push(r.clone());
+                    failures.push(failure(FailureKind::Unexpected, Some(r), None));
+                }
+            }
+            if options.strict {
+                for f in &v.findings {
+                    let id = &f.rule.id;
+                    if options.fail_on.fails(f.severity)
+                        && !exp.rules.contains(id)
+                        && !exp.absent.contains(id)
+                        && !d.unlisted.contains(id)
+                    {
+                        d.unlisted.push(id.clone());
+                        failures.push(failure(FailureKind::Unlisted, Some(id), None));
+                    }
+                }
+            }
+            if d.is_empty() {
+                Status::Pass
+            } else {
+                diff = Some(d);
+                Status::Fail
+            }
+        }
+        None => {
+            // A file whose `expect` names other revisions only was not written for this one:
+            // its findings here are reported, and fail only with `strict`.
+            let mut seen = BTreeSet::new();
+            for f in &v.findings {
+                if (targeted || options.strict)
+                    && options.fail_on.fails(f.severity)
+                    && seen.insert(f.rule.id.as_str())
+                {
+                    failures.push(failure(FailureKind::Finding, Some(&f.rule.id), None));
+                }
+            }
+            if failures.is_empty() {
+                Status::Ok
+            } else {
+                Status::Findings
+            }
+        }
+    };
+    let findings = out
+        .findings
+        .into_iter()
+        .map(|f| {
+            let (location, excerpt) = locator.locate(&f.pointer, f.event);
+            CheckFinding {
+                expected: exp.is_some_and(|e| e.rules.contains(&f.rule)),
+                finding: f,
+                location,
+                excerpt,
+            }
+        })
+        .collect();
+    RevisionResult {
+        protocol: v.protocol,
+        status,
+        expected: exp.cloned(),
+        expected_at: None,
+        outcome: v.outcome,
+        layer: v.layer(),
+        summary: out.summary,
+        decided_by: v.deciding_rule().map(|r| r.id.clone()),
+        cited: v.cited_ids().map(str::to_string).collect(),
+        diff,
+        failures,
+        findings,
+        evaluations,
+    }
+}
+
+fn failure(kind: FailureKind, rule: Option<&String>, outcome: Option<crate::Outcome>) -> Failure {
+    Failure {
+        kind,
+        rule: rule.cloned(),
+        outcome,
+        baselined: false,
+    }
+}
+
+/// Maps findings' pointers to positions in the exchange file and excerpts of the body.
+struct Locator<'a> {
+    text: &'a str,
+    /// The body as judged, when it is text.
+    body: Option<String>,
+    sse: bool,
+    /// How the body is written in the file.
+    source: BodySource,
+    /// Position of the `response` member's value.
+    response: Option<Location>,
+}
+
+enum BodySource {
+    /// `response.body`: the literal's decoded text and its map back to file offsets.
+    Literal(Vec<usize>),
+    /// `response.body_json`: the value's start offset in the file.
+    Json(usize),
+    /// `response.body_base64`: its position.
+    Base64(Location),
+    /// Not found in the file.
+    None,
+}
+
+impl<'a> Locator<'a> {
+    fn new(text: &'a str, file: &ExchangeFile, ex: &Exchange) -> Locator<'a> {
+        let loc = |p: &str| {
+            pointer_span(text, p).map(|s| {
+                let (line, column) = line_col(text, s.start);
+                Location { line, column }
+            })
+        };
+        let r = &file.response;
+        let source = if r.body.is_some() {
+            pointer_span(text, "/response/body")
+                .and_then(|s| locate::decode_literal(text, s.start))
+                .map_or(BodySource::None, |(_, map)| BodySource::Literal(map))
+        } else if r.body_json.is_some() {
+            pointer_span(text, "/response/body_json")
+                .map_or(BodySource::None, |s| BodySource::Json(s.start))
+        } else if r.body_base64.is_some() {
+            loc("/response/body_base64").map_or(BodySource::None, BodySource::Base64)
+        } else {
+            BodySource::None
+        };
+        let sse = ex
+            .response_headers
+            .get("Content-Type")
+            .is_some_and(|c| c.to_ascii_lowercase().contains("text/event-stream"));
+        Locator {
+            text,
+            body: String::from_utf8(ex.body.clone()).ok(),
+            sse,
+            source,
+            response: loc("/response"),
+        }
+    }
+
+    /// The byte range of the pointer's value in the judged body.
+    fn body_span(&self, pointer: &str, event: Option<usize>) -> Option<std::ops::Range<usize>> {
+        let body = self.body.as_deref()?;
+        if pointer.is_empty() {
+            return None;
+        }
+        if self.sse {
+            let parsed = crate::sse::parse(body.as_bytes());
+            let mut events: Vec<&crate::sse::Event> = match event {
+                Some(i) => parsed.events.iter().filter(|e| e.index == i).collect(),
+                None => parsed.events.iter().collect(),
+            };
+            events.reverse();
+            // The exact value in any event first; then the nearest ancestor.
+            [locate::pointer_span, locate::nearest_span]
+                .iter()
+                .find_map(|find| {
+                    events.iter().find_map(|e| {
+                        let s = find(&e.data, pointer)?;
+                        Some(e.input_offset(s.start)..e.input_offset(s.end))
+                    })
+                })
+        } else {
+            locate::nearest_span(body, pointer)
+        }
+    }
+
+    fn locate(&self, pointer: &str, event: Option<usize>) -> (Option<Location>, Option<Excerpt>) {
+        let span = self.body_span(pointer, event);
+        let excerpt = match (&span, &self.body) {
+            (Some(s), Some(body)) => Some(excerpt(body, s.clone())),
+            _ => None,
+        };
+        let at = |offset: usize| {
+            let (line, column) = line_col(self.text, offset);
+            Location { line, column }
+        };
+        let location = match (&self.source, &span) {
+            (BodySource::Literal(map), Some(s)) => map.get(s.start).map(|&o| at(o)),
+            (BodySource::Json(start), Some(_)) if !pointer.is_empty() => {
+                let value = &self.text[*start..];
+                locate::nearest_span(value, pointer).map(|s| at(start + s.start))
+            }
+            (BodySource::Base64(l), _) => Some(*l),
+            _ => None,
+        };
+        (location.or(self.response), excerpt)
+    }
+}
+
+/// Up to 60 characters either side of the value, the value cut at 160.
+fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
+    const SIDE: usize = 60;
+    const MAX: usize = 160;
+    let start = floor_char_boundary(body, span.start);
+    let end = ceil_char_boundary(body, span.end.max(start));
+    let before_start = floor_char_boundary(body, start.saturating_sub(SIDE));
+    let after_end = ceil_char_boundary(body, end + SIDE);
+    let mut before = String::new();
+    if before_start > 0 {
+        before.push('…');
+    }
+    before.push_str(&body[before_start..start]);
+    let mut target: String = body[start..end].chars().take(MAX).collect();
+    if body[start..end].chars().count() > MAX {
+        target.push('…');
+    }
+    let mut after = body[end..after_end].to_string();
+    if after_end < body.len() {
+        after.push('…');
+    }
+    Excerpt {
+        before,
+        target,
+        after,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn locator_for(text: &str) -> (ExchangeFile, Exchange) {
+        let f = ExchangeFile::from_slice(text.as_bytes()).unwrap();
+        let x = f.to_exchange().unwrap();
+        (f, x)
+    }
+
+    #[test]
+    fn sse_events_locate_in_the_body_literal() {
+        let text = "{\"response\": {\"status\": 200,\n \"headers\": {\"Content-Type\": \"text/event-stream\"},\n \"body\": \"data: {\\\"a\\\":1}\\n\\ndata: {\\\"jsonrpc\\\":\\\"2.0\\\",\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":\\\"text\\\"}]}}\\n\\n\"}}";
+        let (f, x) = locator_for(text);
+        let l = Locator::new(text, &f, &x);
+        let (loc, ex) = l.locate("/result/content/0/text", Some(1));
+        let ex = ex.unwrap();
+        assert_eq!(ex.target, "{\"type\":\"text\"}");
+        assert!(ex.before.ends_with("\"content\":["), "{ex:?}");
+        let loc = loc.unwrap();
+        assert_eq!(loc.line, 3);
+        let col_text: String = text
+            .lines()
+            .nth(2)
+            .unwrap()
+            .chars()
+            .skip(loc.column - 1)
+            .take(12)
+            .collect();
+        assert_eq!(col_text, "{\\\"type\\\":\\\"");
+        // Without an event index, the events are searched from the last.
+        assert_eq!(l.locate("/a", None).1.unwrap().target, "1");
+    }
+
+    #[test]
+    fn body_json_locates_in_the_file_and_missing_members_at_their_object() {
+        let text = "{\"response\": {\"status\": 200,\n \"body_json\": {\n  \"result\": {\n   \"content\": []\n  }\n }\n}}";
+        let (f, x) = locator_for(text);
+        let l = Locator::new(text, &f, &x);
+        let (loc, ex) = l.locate("/result/resultType", None);
+        assert_eq!(
+            loc,
+            Some(Location {
+                line: 3,
+                column: 13
+            })
+        );
+        assert_eq!(ex.unwrap().target, "{\"content\":[]}");
+        // The exchange as a whole: the `response` member.
+        assert_eq!(
+            l.locate("", None).0,
+            Some(Location {
+                line: 1,
+                column: 14
+            })
+        );
+    }
+
+    #[test]
+    fn paths_normalise() {
+        assert_eq!(normalize_path("./a//b\\c.json"), "a/b/c.json");
+        assert_eq!(normalize_path("/abs/./x.json"), "/abs/x.json");
+    }
+}

@@ -1,0 +1,256 @@
+//! Terminal text: failing results with their diffs and `file::$.json.path: message` finding
+//! lines (as check-jsonschema prints them), unreadable and invalid files apart, stale baseline
+//! entries, a conformance line per revision, then a summary line.
+
+use std::fmt::Write as _;
+
+use super::{CheckFinding, CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status};
+use crate::model::Severity;
+use crate::render::Style;
+
+/// What to include.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextOptions {
+    /// Colour.
+    pub style: Style,
+    /// Also list passing results and the per-rule conformance table.
+    pub verbose: bool,
+}
+
+fn paint_status(style: Style, s: Status) -> String {
+    let label = format!("{:<9}", s.label());
+    if !style.color {
+        return label;
+    }
+    let code = match s {
+        Status::Pass | Status::Ok => "32",
+        Status::Fail | Status::Findings => "1;31",
+        Status::Baselined => "33",
+    };
+    format!("\x1b[{code}m{label}\x1b[0m")
+}
+
+/// `file::$.path: message  [severity rule]` (or `file::event[N].path` for stream events).
+pub fn finding_line(file: &str, f: &CheckFinding) -> String {
+    let path = &f.finding.path;
+    let at = match f.finding.event {
+        Some(e) => format!("{file}::event[{e}]{}", &path[1..]),
+        None => format!("{file}::{path}"),
+    };
+    format!(
+        "{at}: {}  [{} {}]",
+        f.finding.message, f.finding.severity, f.finding.rule
+    )
+}
+
+/// Renders the run.
+pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> String {
+    let style = o.style;
+    let mut out = String::new();
+    for (file, r) in run.results() {
+        let show = o.verbose || r.status != Status::Pass && r.status != Status::Ok;
+        if show {
+            result(&mut out, file, r, run, o);
+        }
+    }
+    let errors: Vec<_> = run.input_errors().collect();
+    if !errors.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold("Unreadable or invalid files (not judged):")
+        );
+        for (f, e) in errors {
+            let pos = match (e.line, e.column) {
+                (Some(l), Some(c)) => format!(":{l}:{c}"),
+                (Some(l), None) => format!(":{l}"),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  {}{pos}: {}", f.file, e.message);
+        }
+    }
+    if !run.stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style
+                .bold("Stale baseline entries (the listed failure no longer occurs; remove them):")
+        );
+        for e in &run.stale {
+            let what = match (&e.rule, e.outcome) {
+                (Some(r), _) => format!("rule {r}"),
+                (None, Some(o)) => format!("outcome {o}"),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  STALE {} [{}] {what}", e.file, e.protocol);
+        }
+    }
+    if let Some(c) = coverage {
+        coverage_text(&mut out, c, o);
+    }
+    if !run.conformance.is_empty() {
+        let _ = writeln!(out);
+        for c in &run.conformance {
+            let count = |s: RuleState| c.rules.iter().filter(|r| r.state == s).count();
+            let _ = writeln!(
+                out,
+                "conformance {}: {} exchanges; {} rules: {} triggered, {} satisfied, {} not exercised",
+                c.protocol,
+                c.exchanges,
+                c.rules.len(),
+                count(RuleState::Triggered),
+                count(RuleState::Satisfied),
+                count(RuleState::NotExercised)
+            );
+            if o.verbose {
+                for r in &c.rules {
+                    let sev = r.severity.map_or("-".to_string(), |s| s.to_string());
+                    let _ = writeln!(
+                        out,
+                        "  {:<44} {:<8} {:<12} passed {:>4}  triggered {:>4}  n/a {:>4}  {}",
+                        r.rule,
+                        sev,
+                        r.layer.as_ref(),
+                        r.passed,
+                        r.triggered,
+                        r.not_applicable,
+                        r.state.label()
+                    );
+                }
+            }
+        }
+    }
+    let code = run.exit_code(coverage.is_some());
+    let verdict = if code == 0 {
+        style.bold("check passed")
+    } else {
+        style.bold("check failed")
+    };
+    let _ = writeln!(out, "\n{verdict}: {}", run.summary_line());
+    out
+}
+
+fn result(out: &mut String, file: &FileResult, r: &RevisionResult, run: &CheckRun, o: TextOptions) {
+    let style = o.style;
+    let _ = writeln!(
+        out,
+        "{} {}  [{}]  {}",
+        paint_status(style, r.status),
+        style.bold(&file.file),
+        r.protocol,
+        r.outcome
+    );
+    if let Some(d) = &r.diff {
+        for line in d.lines(r.decided_by.as_deref()) {
+            let painted = if style.color {
+                let code = if line.starts_with('-') { "31" } else { "32" };
+                format!("\x1b[{code}m{line}\x1b[0m")
+            } else {
+                line
+            };
+            let _ = writeln!(out, "    {painted}");
+        }
+    }
+    let baselined: Vec<String> = r
+        .failures
+        .iter()
+        .filter(|x| x.baselined)
+        .map(|x| match (&x.rule, x.outcome) {
+            (Some(rule), _) => rule.clone(),
+            (None, Some(o)) => format!("outcome {o}"),
+            _ => String::new(),
+        })
+        .collect();
+    if !baselined.is_empty() {
+        let _ = writeln!(
+            out,
+            "    {}",
+            style.dim(&format!("listed in the baseline: {}", baselined.join(", ")))
+        );
+    }
+    for f in &r.findings {
+        let relevant = o.verbose
+            || match r.status {
+                Status::Findings | Status::Baselined if r.expected.is_none() => {
+                    run.fail_on.fails(f.finding.severity)
+                }
+                Status::Ok | Status::Pass => false,
+                _ => true,
+            };
+        if relevant {
+            let sev = match f.finding.severity {
+                Severity::Error => style.severity(Severity::Error),
+                s => style.severity(s),
+            };
+            let _ = writeln!(
+                out,
+                "    {} {}",
+                sev.trim_end(),
+                finding_line(&file.file, f)
+            );
+        }
+    }
+}
+
+fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {
+    let style = o.style;
+    for rev in &c.revisions {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold(&format!("coverage {}", rev.protocol))
+        );
+        for r in &rev.rules {
+            let mark = if r.is_complete() { "ok  " } else { "MISS" };
+            let lacks = r.lacks();
+            let _ = writeln!(
+                out,
+                "  {mark} {:<44} triggered by {:>3}, satisfied by {:>3}{}",
+                r.rule,
+                r.triggered_by.len(),
+                r.satisfied_by.len(),
+                if lacks.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", lacks.join(", "))
+                }
+            );
+            let list = |label: &str, files: &[String], out: &mut String| {
+                if files.is_empty() {
+                    return;
+                }
+                let shown: Vec<&str> = files
+                    .iter()
+                    .take(if o.verbose { usize::MAX } else { 3 })
+                    .map(String::as_str)
+                    .collect();
+                let more = files.len() - shown.len();
+                let _ = writeln!(
+                    out,
+                    "         {label}: {}{}",
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(" (+{more} more)")
+                    } else {
+                        String::new()
+                    }
+                );
+            };
+            list("triggered", &r.triggered_by, out);
+            list("satisfied", &r.satisfied_by, out);
+        }
+    }
+    let gaps = c.gaps().count();
+    let _ = writeln!(
+        out,
+        "\ncoverage: {}",
+        if gaps == 0 {
+            "every rule has a triggering and a satisfying fixture".to_string()
+        } else {
+            format!(
+                "{gaps} {} lack a triggering or a satisfying fixture",
+                super::plural(gaps, "rule", "rules")
+            )
+        }
+    );
+}

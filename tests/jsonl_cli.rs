@@ -1,0 +1,203 @@
+//! `mcp-verdict classify --jsonl`: files and stdin, exit codes, the stderr summary, and parity
+//! with single-file `classify --format json`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const EXAMPLE: &str = "examples/jsonl/calls.jsonl";
+
+fn mcp_verdict(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        // Write from another thread so a full stdout pipe cannot deadlock the test.
+        std::thread::spawn(move || pipe.write_all(&input).unwrap());
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn records(out: &Output) -> Vec<Value> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn example_lines() -> Vec<String> {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn bundled_example() {
+    let out = mcp_verdict(&["classify", "--jsonl", EXAMPLE], None);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "error records and findings fail the run"
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 13);
+    let raw = String::from_utf8(out.stdout.clone()).unwrap();
+    for (i, (r, text)) in recs.iter().zip(raw.lines()).enumerate() {
+        assert_eq!(r["line"], i + 1);
+        assert!(
+            text.starts_with(&format!("{{\"line\":{},", i + 1)),
+            "the line number comes first: {text}"
+        );
+        if i == 8 {
+            assert_eq!(r.as_object().unwrap().len(), 2);
+            assert!(r["error"].as_str().unwrap().starts_with("not JSON: "));
+        } else {
+            assert!(r["verdicts"].is_array() && r["differences"].is_array());
+        }
+    }
+    let outcome = |i: usize| recs[i]["verdicts"][0]["outcome"].as_str().unwrap();
+    assert_eq!(outcome(0), "TOOL_SUCCESS");
+    assert_eq!(outcome(1), "TOOL_SUCCESS");
+    assert_eq!(outcome(3), "TOOL_ERROR");
+    assert_eq!(outcome(4), "JSONRPC_ERROR");
+    assert_eq!(outcome(5), "HTTP_ERROR");
+    assert_eq!(outcome(6), "MALFORMED_JSON");
+    assert_eq!(outcome(9), "INPUT_REQUIRED");
+    assert_eq!(outcome(12), "TOOL_SUCCESS");
+    assert_eq!(
+        recs[2]["verdicts"][0]["facts"]["media_type"],
+        "text/event-stream"
+    );
+    // stderr is not a terminal here and --summary was not given.
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn stdin_is_the_default_and_summary_goes_to_stderr_on_request() {
+    let input =
+        std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(EXAMPLE)).unwrap();
+    let from_file = mcp_verdict(&["classify", "--jsonl", EXAMPLE], None);
+    for args in [
+        &["classify", "--jsonl", "--summary"][..],
+        &["classify", "--jsonl", "-", "--summary"][..],
+    ] {
+        let out = mcp_verdict(args, Some(&input));
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            out.stdout, from_file.stdout,
+            "stdin and file give the same records"
+        );
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            "mcp-verdict: 13 lines: 12 judged (4 with error-severity findings), 1 error record(s), 0 blank\n"
+        );
+    }
+}
+
+#[test]
+fn passing_lines_exit_0_and_threads_do_not_change_the_output() {
+    let lines = example_lines();
+    // Lines without error-severity findings, repeated with blank lines between.
+    let good: String = [0usize, 1, 3, 4, 5, 9, 12]
+        .iter()
+        .cycle()
+        .take(300)
+        .map(|&i| format!("{}\n\n", lines[i]))
+        .collect();
+    let one = mcp_verdict(
+        &["classify", "--jsonl", "--jobs", "1"],
+        Some(good.as_bytes()),
+    );
+    let four = mcp_verdict(
+        &["classify", "--jsonl", "--jobs", "4"],
+        Some(good.as_bytes()),
+    );
+    assert_eq!(
+        one.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert_eq!(four.status.code(), Some(0));
+    assert_eq!(one.stdout, four.stdout);
+    let recs = records(&four);
+    assert_eq!(recs.len(), 300);
+    assert_eq!(recs[299]["line"], 599);
+}
+
+#[test]
+fn records_match_single_file_output() {
+    let lines = example_lines();
+    let dir = std::env::temp_dir().join(format!("mcp-verdict-jsonl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stream = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--protocol", "all"], None);
+    let recs = records(&stream);
+    for (i, line) in lines.iter().enumerate() {
+        if i == 8 {
+            continue;
+        }
+        let path = dir.join(format!("{i}.json"));
+        std::fs::write(&path, line).unwrap();
+        let single = mcp_verdict(
+            &[
+                "classify",
+                path.to_str().unwrap(),
+                "--protocol",
+                "all",
+                "--format",
+                "json",
+            ],
+            None,
+        );
+        let single: Value = serde_json::from_slice(&single.stdout).unwrap();
+        assert_eq!(recs[i]["verdicts"], single["verdicts"], "line {}", i + 1);
+        assert_eq!(
+            recs[i]["differences"],
+            single["differences"],
+            "line {}",
+            i + 1
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usage_errors() {
+    let out = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--format", "text"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--jobs", "0"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let out = mcp_verdict(&["classify", "x.json", "--summary"], None);
+    assert_eq!(out.status.code(), Some(2), "--summary needs --jsonl");
+    let out = mcp_verdict(&["classify", "--har", "x.har", "--jobs", "2"], None);
+    assert_eq!(out.status.code(), Some(2), "--jobs needs --jsonl");
+    let out = mcp_verdict(&["classify", "--jsonl", "/nonexistent/calls.jsonl"], None);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/calls.jsonl"));
+}
+
+#[test]
+fn format_json_is_accepted() {
+    let out = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--format", "json"], None);
+    assert_eq!(records(&out).len(), 13);
+}
