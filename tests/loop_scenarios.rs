@@ -11,6 +11,7 @@ use mcp_verdict::Protocol;
 use mcp_verdict::exchange::BodyEnd;
 use mcp_verdict::model::Severity;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
+use mcp_verdict::retry::RetryPolicy;
 use mcp_verdict::serve::{self, Revision, SCENARIOS, ServeConfig, ServerHandle};
 use rstest::rstest;
 use serde_json::json;
@@ -29,6 +30,8 @@ struct X {
     rules: &'static [&'static str],
     /// The exact set of rules with error-severity findings.
     errors: &'static [&'static str],
+    /// The retry advice's action; empty: the usual one for the outcome (see `usual_retry`).
+    retry: &'static str,
 }
 
 /// One probe run against one scenario under one revision.
@@ -53,6 +56,25 @@ const fn x(outcome: &'static str, statuses: &'static [u16]) -> X {
         end: BodyEnd::Complete,
         rules: &[],
         errors: &[],
+        retry: "",
+    }
+}
+
+/// The retry advice expected for an outcome of a call to `echo` (read-only, so replay is
+/// safe).
+fn usual_retry(outcome: &str) -> &'static str {
+    match outcome {
+        "TOOL_SUCCESS" => "none",
+        "TOOL_ERROR" => "report_to_model",
+        "INPUT_REQUIRED" => "follow_up",
+        "JSONRPC_ERROR" | "INVALID_TOOL_RESULT" => "do_not_retry",
+        "DELIVERY_UNKNOWN" => "reissue_with_new_id",
+        "HTTP_ERROR"
+        | "MALFORMED_JSON"
+        | "INVALID_ENVELOPE"
+        | "UNEXPECTED_CONTENT_TYPE"
+        | "NO_RESPONSE" => "retry",
+        other => panic!("no usual retry advice for {other}"),
     }
 }
 
@@ -69,407 +91,80 @@ const fn case(scenario: &'static str, rev: Protocol, posts: u64, exchanges: &'st
 
 // Legacy runs: initialize, notifications/initialized, tools/list, tools/call = 4 POSTs.
 // Modern runs: server/discover, tools/list, tools/call = 3 POSTs.
+#[rustfmt::skip]
 const CASES: &[Case] = &[
-    case(
-        "baseline",
-        L,
-        4,
-        &[X {
-            rules: &["tools.result.complete"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
-    case(
-        "baseline",
-        M,
-        3,
-        &[X {
-            rules: &["tools.result.complete"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
+    case("baseline", L, 4, &[X { rules: &["tools.result.complete"], ..x("TOOL_SUCCESS", &[200]) }]),
+    case("baseline", M, 3, &[X { rules: &["tools.result.complete"], ..x("TOOL_SUCCESS", &[200]) }]),
     // The Nth POST gets the Nth status: aim the 503 at the tools/call...
-    case(
-        "http_status_sequence:200,200,200,503",
-        L,
-        4,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[503])
-        }],
-    ),
-    case(
-        "http_status_sequence:200,200,503",
-        M,
-        3,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[503])
-        }],
-    ),
+    case("http_status_sequence:200,200,200,503", L, 4, &[X { rules: &["http.status.non-2xx"], ..x("HTTP_ERROR", &[503]) }]),
+    case("http_status_sequence:200,200,503", M, 3, &[X { rules: &["http.status.non-2xx"], ..x("HTTP_ERROR", &[503]) }]),
     // ...or, with the default sequence, at the first setup request.
-    Case {
-        setup_failure: Some("initialize: HTTP 503"),
-        ..case("http_status_sequence", L, 1, &[])
-    },
-    Case {
-        setup_failure: Some("server/discover: HTTP 503"),
-        ..case("http_status_sequence", M, 1, &[])
-    },
-    case(
-        "jsonrpc_error",
-        L,
-        4,
-        &[X {
-            rules: &["jsonrpc.error-response"],
-            ..x("JSONRPC_ERROR", &[200])
-        }],
-    ),
-    case(
-        "jsonrpc_error",
-        M,
-        3,
-        &[X {
-            rules: &["jsonrpc.error-response"],
-            ..x("JSONRPC_ERROR", &[200])
-        }],
-    ),
-    case(
-        "jsonrpc_error:-32020",
-        M,
-        3,
-        &[X {
-            rules: &["jsonrpc.error-response"],
-            errors: &["transport.http.400-header-mismatch"],
-            ..x("JSONRPC_ERROR", &[200])
-        }],
-    ),
-    case(
-        "tool_error",
-        L,
-        4,
-        &[X {
-            rules: &["tools.result.is-error"],
-            ..x("TOOL_ERROR", &[200])
-        }],
-    ),
-    case(
-        "tool_error",
-        M,
-        3,
-        &[X {
-            rules: &["tools.result.is-error"],
-            ..x("TOOL_ERROR", &[200])
-        }],
-    ),
+    Case { setup_failure: Some("initialize: HTTP 503"), ..case("http_status_sequence", L, 1, &[]) },
+    Case { setup_failure: Some("server/discover: HTTP 503"), ..case("http_status_sequence", M, 1, &[]) },
+    case("jsonrpc_error", L, 4, &[X { rules: &["jsonrpc.error-response"], ..x("JSONRPC_ERROR", &[200]) }]),
+    case("jsonrpc_error", M, 3, &[X { rules: &["jsonrpc.error-response"], ..x("JSONRPC_ERROR", &[200]) }]),
+    case("jsonrpc_error:-32020", M, 3, &[X {
+        rules: &["jsonrpc.error-response"],
+        errors: &["transport.http.400-header-mismatch"],
+        ..x("JSONRPC_ERROR", &[200])
+    }]),
+    case("tool_error", L, 4, &[X { rules: &["tools.result.is-error"], ..x("TOOL_ERROR", &[200]) }]),
+    case("tool_error", M, 3, &[X { rules: &["tools.result.is-error"], ..x("TOOL_ERROR", &[200]) }]),
     // With answers: 2025-11-25 answers elicitation/create on the stream (one more POST,
     // 202); 2026-07-28 gets input_required and follows up with a new id.
-    Case {
-        answers: true,
-        ..case("input_required", L, 5, &[x("TOOL_SUCCESS", &[200, 202])])
-    },
-    Case {
-        answers: true,
-        ..case(
-            "input_required",
-            M,
-            4,
-            &[
-                X {
-                    rules: &["mrtr.input-required"],
-                    ..x("INPUT_REQUIRED", &[200])
-                },
-                x("TOOL_SUCCESS", &[200, 200]),
-            ],
-        )
-    },
+    Case { answers: true, ..case("input_required", L, 5, &[x("TOOL_SUCCESS", &[200, 202])]) },
+    Case { answers: true, ..case("input_required", M, 4, &[
+        X { rules: &["mrtr.input-required"], ..x("INPUT_REQUIRED", &[200]) },
+        x("TOOL_SUCCESS", &[200, 200]),
+    ]) },
     // Without answers the probe declares no elicitation capability.
-    case(
-        "input_required",
-        L,
-        4,
-        &[X {
-            rules: &["tools.result.is-error"],
-            ..x("TOOL_ERROR", &[200])
-        }],
-    ),
-    case(
-        "input_required",
-        M,
-        3,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[400])
-        }],
-    ),
+    case("input_required", L, 4, &[X { rules: &["tools.result.is-error"], ..x("TOOL_ERROR", &[200]) }]),
+    case("input_required", M, 3, &[X {
+        rules: &["http.status.non-2xx"],
+        retry: "declare_capability_then_retry",
+        ..x("HTTP_ERROR", &[400])
+    }]),
     case("legacy_result", L, 4, &[x("TOOL_SUCCESS", &[200])]),
-    case(
-        "legacy_result",
-        M,
-        3,
-        &[X {
-            rules: &["base.result-type.absent-is-complete"],
-            errors: &["base.result-type.required"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
-    case(
-        "invalid_result",
-        L,
-        4,
-        &[X {
-            errors: &["tools.result.content-required"],
-            ..x("INVALID_TOOL_RESULT", &[200])
-        }],
-    ),
-    case(
-        "invalid_result",
-        M,
-        3,
-        &[X {
-            errors: &["tools.result.content-required"],
-            ..x("INVALID_TOOL_RESULT", &[200])
-        }],
-    ),
-    case(
-        "malformed_json",
-        L,
-        4,
-        &[X {
-            errors: &["jsonrpc.message.well-formed"],
-            ..x("MALFORMED_JSON", &[200])
-        }],
-    ),
-    case(
-        "malformed_json",
-        M,
-        3,
-        &[X {
-            errors: &["jsonrpc.message.well-formed"],
-            ..x("MALFORMED_JSON", &[200])
-        }],
-    ),
-    case(
-        "wrong_id",
-        L,
-        4,
-        &[X {
-            errors: &["jsonrpc.response.id-match"],
-            ..x("INVALID_ENVELOPE", &[200])
-        }],
-    ),
-    case(
-        "wrong_id",
-        M,
-        3,
-        &[X {
-            errors: &["jsonrpc.response.id-match"],
-            ..x("INVALID_ENVELOPE", &[200])
-        }],
-    ),
-    case(
-        "non2xx_valid_body",
-        L,
-        4,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[500])
-        }],
-    ),
-    case(
-        "non2xx_valid_body",
-        M,
-        3,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[500])
-        }],
-    ),
-    case(
-        "html_error_page",
-        L,
-        4,
-        &[X {
-            errors: &["transport.http.response-content-type"],
-            ..x("UNEXPECTED_CONTENT_TYPE", &[200])
-        }],
-    ),
-    case(
-        "html_error_page",
-        M,
-        3,
-        &[X {
-            errors: &["transport.http.response-content-type"],
-            ..x("UNEXPECTED_CONTENT_TYPE", &[200])
-        }],
-    ),
-    case(
-        "html_error_page:502",
-        M,
-        3,
-        &[X {
-            rules: &["http.status.non-2xx"],
-            ..x("HTTP_ERROR", &[502])
-        }],
-    ),
-    case(
-        "wrong_content_type",
-        L,
-        4,
-        &[X {
-            errors: &["transport.http.response-content-type"],
-            ..x("UNEXPECTED_CONTENT_TYPE", &[200])
-        }],
-    ),
-    case(
-        "wrong_content_type",
-        M,
-        3,
-        &[X {
-            errors: &["transport.http.response-content-type"],
-            ..x("UNEXPECTED_CONTENT_TYPE", &[200])
-        }],
-    ),
-    case(
-        "accepted_no_body",
-        L,
-        4,
-        &[X {
-            errors: &["transport.http.request-needs-response"],
-            ..x("NO_RESPONSE", &[202])
-        }],
-    ),
-    case(
-        "accepted_no_body",
-        M,
-        3,
-        &[X {
-            errors: &["transport.http.request-needs-response"],
-            ..x("NO_RESPONSE", &[202])
-        }],
-    ),
-    case(
-        "sse_progress",
-        L,
-        4,
-        &[X {
-            rules: &["tools.result.complete"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
-    case(
-        "sse_progress",
-        M,
-        3,
-        &[X {
-            rules: &["tools.result.complete"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
-    case(
-        "sse_close_early",
-        L,
-        4,
-        &[X {
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_close_early",
-        M,
-        3,
-        &[X {
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_reset",
-        L,
-        4,
-        &[X {
-            end: BodyEnd::Reset,
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_reset",
-        M,
-        3,
-        &[X {
-            end: BodyEnd::Reset,
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_stall",
-        L,
-        4,
-        &[X {
-            end: BodyEnd::Timeout,
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_stall",
-        M,
-        3,
-        &[X {
-            end: BodyEnd::Timeout,
-            rules: &["transport.sse.final-response"],
-            ..x("DELIVERY_UNKNOWN", &[200])
-        }],
-    ),
-    case(
-        "sse_malformed_event",
-        L,
-        4,
-        &[X {
-            errors: &["transport.sse.event-json"],
-            ..x("MALFORMED_JSON", &[200])
-        }],
-    ),
-    case(
-        "sse_malformed_event",
-        M,
-        3,
-        &[X {
-            errors: &["transport.sse.event-json"],
-            ..x("MALFORMED_JSON", &[200])
-        }],
-    ),
+    case("legacy_result", M, 3, &[X {
+        rules: &["base.result-type.absent-is-complete"],
+        errors: &["base.result-type.required"],
+        ..x("TOOL_SUCCESS", &[200])
+    }]),
+    case("invalid_result", L, 4, &[X { errors: &["tools.result.content-required"], ..x("INVALID_TOOL_RESULT", &[200]) }]),
+    case("invalid_result", M, 3, &[X { errors: &["tools.result.content-required"], ..x("INVALID_TOOL_RESULT", &[200]) }]),
+    case("malformed_json", L, 4, &[X { errors: &["jsonrpc.message.well-formed"], ..x("MALFORMED_JSON", &[200]) }]),
+    case("malformed_json", M, 3, &[X { errors: &["jsonrpc.message.well-formed"], ..x("MALFORMED_JSON", &[200]) }]),
+    case("wrong_id", L, 4, &[X { errors: &["jsonrpc.response.id-match"], ..x("INVALID_ENVELOPE", &[200]) }]),
+    case("wrong_id", M, 3, &[X { errors: &["jsonrpc.response.id-match"], ..x("INVALID_ENVELOPE", &[200]) }]),
+    case("non2xx_valid_body", L, 4, &[X { rules: &["http.status.non-2xx"], ..x("HTTP_ERROR", &[500]) }]),
+    case("non2xx_valid_body", M, 3, &[X { rules: &["http.status.non-2xx"], ..x("HTTP_ERROR", &[500]) }]),
+    case("html_error_page", L, 4, &[X { errors: &["transport.http.response-content-type"], ..x("UNEXPECTED_CONTENT_TYPE", &[200]) }]),
+    case("html_error_page", M, 3, &[X { errors: &["transport.http.response-content-type"], ..x("UNEXPECTED_CONTENT_TYPE", &[200]) }]),
+    case("html_error_page:502", M, 3, &[X { rules: &["http.status.non-2xx"], ..x("HTTP_ERROR", &[502]) }]),
+    case("wrong_content_type", L, 4, &[X { errors: &["transport.http.response-content-type"], ..x("UNEXPECTED_CONTENT_TYPE", &[200]) }]),
+    case("wrong_content_type", M, 3, &[X { errors: &["transport.http.response-content-type"], ..x("UNEXPECTED_CONTENT_TYPE", &[200]) }]),
+    case("accepted_no_body", L, 4, &[X { errors: &["transport.http.request-needs-response"], ..x("NO_RESPONSE", &[202]) }]),
+    case("accepted_no_body", M, 3, &[X { errors: &["transport.http.request-needs-response"], ..x("NO_RESPONSE", &[202]) }]),
+    case("sse_progress", L, 4, &[X { rules: &["tools.result.complete"], ..x("TOOL_SUCCESS", &[200]) }]),
+    case("sse_progress", M, 3, &[X { rules: &["tools.result.complete"], ..x("TOOL_SUCCESS", &[200]) }]),
+    case("sse_close_early", L, 4, &[X { rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_close_early", M, 3, &[X { rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_reset", L, 4, &[X { end: BodyEnd::Reset, rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_reset", M, 3, &[X { end: BodyEnd::Reset, rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_stall", L, 4, &[X { end: BodyEnd::Timeout, rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_stall", M, 3, &[X { end: BodyEnd::Timeout, rules: &["transport.sse.final-response"], ..x("DELIVERY_UNKNOWN", &[200]) }]),
+    case("sse_malformed_event", L, 4, &[X { errors: &["transport.sse.event-json"], ..x("MALFORMED_JSON", &[200]) }]),
+    case("sse_malformed_event", M, 3, &[X { errors: &["transport.sse.event-json"], ..x("MALFORMED_JSON", &[200]) }]),
     // 429 hits the first POST, a setup request; the probe does not retry on its own.
-    Case {
-        setup_failure: Some("initialize: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)"),
-        ..case("rate_limited", L, 1, &[])
-    },
-    Case {
-        setup_failure: Some(
-            "server/discover: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)",
-        ),
-        ..case("rate_limited", M, 1, &[])
-    },
+    Case { setup_failure: Some("initialize: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)"), ..case("rate_limited", L, 1, &[]) },
+    Case { setup_failure: Some("server/discover: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)"), ..case("rate_limited", M, 1, &[]) },
     // 2025-11-25: the server pings on the stream (no roots capability declared) and the
     // probe answers (one more POST, 202). 2026-07-28 forbids server requests there.
-    case(
-        "server_request_on_stream",
-        L,
-        5,
-        &[x("TOOL_SUCCESS", &[200, 202])],
-    ),
-    case(
-        "server_request_on_stream",
-        M,
-        3,
-        &[X {
-            errors: &["transport.sse.no-server-requests"],
-            ..x("TOOL_SUCCESS", &[200])
-        }],
-    ),
+    case("server_request_on_stream", L, 5, &[x("TOOL_SUCCESS", &[200, 202])]),
+    case("server_request_on_stream", M, 3, &[X {
+        errors: &["transport.sse.no-server-requests"],
+        ..x("TOOL_SUCCESS", &[200])
+    }]),
 ];
 
 fn start(scenario: &str) -> ServerHandle {
@@ -525,10 +220,11 @@ fn check(c: &Case) {
         .iter()
         .map(|x| {
             format!(
-                "{} {:?} end={} errors={:?} cited={:?}",
+                "{} {:?} end={} retry={:?} errors={:?} cited={:?}",
                 x.verdict().outcome,
                 x.call_statuses,
                 x.exchange.end.as_str(),
+                x.verdict().retry_advice(&RetryPolicy::default()).action,
                 error_rules(x),
                 x.verdict().cited_ids().collect::<Vec<_>>()
             )
@@ -565,6 +261,17 @@ fn check(c: &Case) {
                 "{at}: {r} neither cited nor found: {summary:?}"
             );
         }
+        let advice = v.retry_advice(&RetryPolicy::default());
+        let want_retry = if want.retry.is_empty() {
+            usual_retry(want.outcome)
+        } else {
+            want.retry
+        };
+        assert_eq!(
+            serde_json::to_value(advice.action).unwrap(),
+            json!(want_retry),
+            "{at}: retry advice"
+        );
         let want_errors: BTreeSet<String> = want.errors.iter().map(|s| s.to_string()).collect();
         assert_eq!(error_rules(got), want_errors, "{at}");
     }

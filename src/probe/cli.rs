@@ -17,17 +17,21 @@ use crate::render::Style;
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
 /// (`server/discover` or `initialize`), list its tools, call tools, and judge every
 /// `tools/call` exchange as received.
-///
-/// Besides the tools named with --tool, the probe calls an unknown tool name and, for each
-/// tool marked readOnlyHint: true, sends arguments that violate its inputSchema (turn off
-/// with --no-auto-calls).
-///
-/// Exit status: 0 every judged verdict is free of error findings; 1 an error finding, a
-/// call without response, a failed setup, or nothing probed; 2 usage; 3 server unreachable.
 #[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "Examples:\n  mcp-verdict probe http://127.0.0.1:3000/mcp\n  mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 --tool echo --args '{\"text\":\"hi\"}' --no-auto-calls\n  mcp-verdict probe https://mcp.example/mcp --header 'Authorization: Bearer $TOKEN' --record out/ --format json"
-)]
+#[command(after_help = "\
+Besides the tools named with --tool, the probe calls an unknown tool name and, for each tool \
+marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
+don't). It never retries on its own.
+
+Exit status: 0 every judged verdict is free of error findings; 1 an error finding, a call \
+without a response, a failed setup, or nothing probed; 2 usage; 3 server unreachable.
+
+Examples:
+  mcp-verdict probe http://127.0.0.1:3000/mcp
+  mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 \\
+      --tool echo --args '{\"text\":\"hi\"}' --no-auto-calls
+  mcp-verdict probe http://127.0.0.1:3000/mcp -H \"Authorization: Bearer $TOKEN\" \\
+      --record out/ --log probe.jsonl --format json")]
 pub struct ProbeArgs {
     /// The MCP endpoint URL (http://, or https:// in builds with the `tls` feature).
     #[arg(value_name = "URL")]
