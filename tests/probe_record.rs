@@ -192,6 +192,19 @@ fn cli_records_log_and_json_keep_secrets_out() {
         );
     }
 
+    // `check` judges the whole recorded directory the same way (no error findings here).
+    let c = Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
+        .arg("check")
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&c.stdout)
+    );
+
     // One diagnostic record per exchange.
     let lines = std::fs::read_to_string(&log).unwrap();
     assert!(!lines.contains(SECRET));
