@@ -32,6 +32,7 @@ pub mod har;
 mod jsondup;
 pub mod jsonl;
 pub mod model;
+pub mod probe;
 pub mod protocol;
 pub mod render;
 pub mod report;

@@ -33,6 +33,8 @@ enum Command {
     /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
     /// markdown, junit, sarif, html).
     Check(check::CheckArgs),
+    /// Probe a live MCP server under each revision and judge every tools/call exchange.
+    Probe(crate::probe::cli::ProbeArgs),
 }
 
 /// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
@@ -112,5 +114,6 @@ pub fn main() -> ExitCode {
         Command::Rules(a) => rules_cmd::run(a),
         Command::Serve(a) => crate::serve::cli::run(a),
         Command::Check(a) => check::run(a),
+        Command::Probe(a) => crate::probe::cli::run(a),
     }
 }

@@ -67,8 +67,12 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   SSE with --response-mode sse or for progress/elicitation).",
         layer: "application",
         revisions: BOTH,
-        verdict_legacy: "TOOL_SUCCESS (TOOL_ERROR for a tool that reports isError, e.g. bad arguments)",
-        verdict_modern: "TOOL_SUCCESS (INPUT_REQUIRED for confirm_action round 1)",
+        verdict_legacy: "TOOL_SUCCESS (TOOL_ERROR for arguments that break the inputSchema; \
+                         JSONRPC_ERROR -32602 for an unknown tool)",
+        verdict_modern: "TOOL_SUCCESS (TOOL_ERROR for arguments that break the inputSchema; \
+                         JSONRPC_ERROR -32602 for an unknown tool; INPUT_REQUIRED for \
+                         confirm_action round 1, or HTTP_ERROR 400 with -32021 when the client \
+                         declared no elicitation capability)",
     },
     ScenarioInfo {
         name: "http_status_sequence",
@@ -80,8 +84,14 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   the end of the list are served normally.",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "HTTP_ERROR for a POST given a non-2xx status; normal verdicts for the others",
-        verdict_modern: "HTTP_ERROR for a POST given a non-2xx status; normal verdicts for the others",
+        verdict_legacy: "HTTP_ERROR for a tools/call given a non-2xx status (e.g. \
+                         200,200,200,503 hits the first call after initialize, \
+                         notifications/initialized and tools/list); a non-2xx on initialize stops \
+                         a client that does not retry; normal verdicts for the others",
+        verdict_modern: "HTTP_ERROR for a tools/call given a non-2xx status (e.g. 200,200,503 \
+                         hits the first call after server/discover and tools/list); a non-2xx on \
+                         server/discover stops a client that does not retry; normal verdicts for \
+                         the others",
     },
     ScenarioInfo {
         name: "jsonrpc_error",
@@ -92,8 +102,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         layer: "protocol",
         revisions: BOTH,
         verdict_legacy: "JSONRPC_ERROR",
-        verdict_modern: "JSONRPC_ERROR (a code that 2026-07-28 pins to HTTP 400, e.g. -32020, also \
-                         draws a status finding)",
+        verdict_modern: "JSONRPC_ERROR (a code that 2026-07-28 pins to HTTP 400 also draws an \
+                         error finding, e.g. transport.http.400-header-mismatch for -32020)",
     },
     ScenarioInfo {
         name: "tool_error",
@@ -120,7 +130,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          server request); TOOL_ERROR if declined or if the client has no \
                          elicitation capability",
         verdict_modern: "INPUT_REQUIRED for round 1; the retry's verdict is the tool's own \
-                         (TOOL_SUCCESS); TOOL_ERROR if declined",
+                         (TOOL_SUCCESS); TOOL_ERROR if declined; HTTP_ERROR (400 with -32021) if \
+                         the client declared no elicitation capability",
     },
     ScenarioInfo {
         name: "legacy_result",
@@ -131,7 +142,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS, no finding (2025-11-25 results have no resultType)",
         verdict_modern: "TOOL_SUCCESS for the client (absent resultType MUST be read as complete) \
-                         plus a server MUST finding: resultType missing",
+                         plus an error finding base.result-type.required (the server MUST send \
+                         resultType)",
     },
     ScenarioInfo {
         name: "invalid_result",
@@ -140,8 +152,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call result whose content is the string \"not-an-array\".",
         layer: "protocol",
         revisions: BOTH,
-        verdict_legacy: "INVALID_TOOL_RESULT",
-        verdict_modern: "INVALID_TOOL_RESULT",
+        verdict_legacy: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
+        verdict_modern: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
     },
     ScenarioInfo {
         name: "malformed_json",
@@ -150,8 +162,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with HTTP 200, application/json, body `{unclosed`.",
         layer: "framing",
         revisions: BOTH,
-        verdict_legacy: "MALFORMED_JSON",
-        verdict_modern: "MALFORMED_JSON",
+        verdict_legacy: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
+        verdict_modern: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
     },
     ScenarioInfo {
         name: "wrong_id",
@@ -161,8 +173,10 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   request id was 99999).",
         layer: "protocol",
         revisions: BOTH,
-        verdict_legacy: "INVALID_ENVELOPE (response id does not match the request)",
-        verdict_modern: "INVALID_ENVELOPE (response id does not match the request)",
+        verdict_legacy: "INVALID_ENVELOPE (error finding jsonrpc.response.id-match: the \
+                         response id does not match the request)",
+        verdict_modern: "INVALID_ENVELOPE (error finding jsonrpc.response.id-match: the \
+                         response id does not match the request)",
     },
     ScenarioInfo {
         name: "non2xx_valid_body",
@@ -183,10 +197,14 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   error page (as a proxy or gateway would send).",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "HTTP_ERROR family: transport failure, text/html is neither \
-                         application/json nor text/event-stream; never TOOL_SUCCESS",
-        verdict_modern: "HTTP_ERROR family: transport failure, text/html is neither \
-                         application/json nor text/event-stream; never TOOL_SUCCESS",
+        verdict_legacy: "UNEXPECTED_CONTENT_TYPE with a 2xx STATUS (error finding \
+                         transport.http.response-content-type: text/html is neither \
+                         application/json nor text/event-stream); HTTP_ERROR with a non-2xx \
+                         STATUS; never TOOL_SUCCESS",
+        verdict_modern: "UNEXPECTED_CONTENT_TYPE with a 2xx STATUS (error finding \
+                         transport.http.response-content-type: text/html is neither \
+                         application/json nor text/event-stream); HTTP_ERROR with a non-2xx \
+                         STATUS; never TOOL_SUCCESS",
     },
     ScenarioInfo {
         name: "wrong_content_type",
@@ -196,9 +214,11 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   a valid JSON-RPC result.",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "HTTP_ERROR family: unexpected media type (the server MUST use \
+        verdict_legacy: "UNEXPECTED_CONTENT_TYPE (error finding \
+                         transport.http.response-content-type: the server MUST use \
                          application/json or text/event-stream); never TOOL_SUCCESS",
-        verdict_modern: "HTTP_ERROR family: unexpected media type (the server MUST use \
+        verdict_modern: "UNEXPECTED_CONTENT_TYPE (error finding \
+                         transport.http.response-content-type: the server MUST use \
                          application/json or text/event-stream); never TOOL_SUCCESS",
     },
     ScenarioInfo {
@@ -208,10 +228,12 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with 202 Accepted and an empty body.",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "HTTP_ERROR family: 202 is for notifications/responses; a request got no \
-                         JSON-RPC response; never TOOL_SUCCESS",
-        verdict_modern: "HTTP_ERROR family: 202 is for notifications; a request got no JSON-RPC \
-                         response; never TOOL_SUCCESS",
+        verdict_legacy: "NO_RESPONSE (error finding transport.http.request-needs-response: 202 \
+                         is for notifications and responses; a request got no JSON-RPC \
+                         response); never TOOL_SUCCESS",
+        verdict_modern: "NO_RESPONSE (error finding transport.http.request-needs-response: 202 \
+                         is for notifications; a request got no JSON-RPC response); never \
+                         TOOL_SUCCESS",
     },
     ScenarioInfo {
         name: "sse_progress",
@@ -223,8 +245,12 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   the stream ends.",
         layer: "framing",
         revisions: BOTH,
-        verdict_legacy: "TOOL_SUCCESS",
-        verdict_modern: "TOOL_SUCCESS",
+        verdict_legacy: "TOOL_SUCCESS when the request carries _meta.progressToken (without one \
+                         the server makes a token up, and each progress notification draws an \
+                         error finding transport.sse.progress)",
+        verdict_modern: "TOOL_SUCCESS when the request carries _meta.progressToken (without one \
+                         the server makes a token up, and each progress notification draws an \
+                         error finding transport.sse.progress)",
     },
     ScenarioInfo {
         name: "sse_close_early",
@@ -235,10 +261,12 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   before any final response. No event ids are sent, so nothing can be resumed.",
         layer: "framing",
         revisions: BOTH,
-        verdict_legacy: "Incomplete: the stream ended (clean EOF) without the response; not \
-                         TOOL_SUCCESS",
-        verdict_modern: "Incomplete: the stream ended (clean EOF) without the response; the \
-                         request is lost and must be re-issued with a new id; not TOOL_SUCCESS",
+        verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end complete): the \
+                         stream ended without the response and cannot be resumed (no event \
+                         ids); not TOOL_SUCCESS",
+        verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end complete): the \
+                         stream ended without the response; the request is lost and must be \
+                         re-issued with a new id; not TOOL_SUCCESS",
     },
     ScenarioInfo {
         name: "sse_reset",
@@ -248,10 +276,10 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   final result's event (mid-chunk), then a TCP reset (SO_LINGER 0 + close).",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "Incomplete: connection reset before a complete response; the partial \
-                         event is not a response; not TOOL_SUCCESS",
-        verdict_modern: "Incomplete: connection reset before a complete response; the partial \
-                         event is not a response; not TOOL_SUCCESS",
+        verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end reset): the \
+                         partial event is not a response; not TOOL_SUCCESS",
+        verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end reset): the \
+                         partial event is not a response; not TOOL_SUCCESS",
     },
     ScenarioInfo {
         name: "sse_stall",
@@ -262,10 +290,10 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   without terminating the chunked stream.",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "Incomplete/timeout: no final response; the client must time out; not \
-                         TOOL_SUCCESS",
-        verdict_modern: "Incomplete/timeout: no final response; the client must time out; not \
-                         TOOL_SUCCESS",
+        verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end timeout) once \
+                         the client's idle timeout gives up on the stream; not TOOL_SUCCESS",
+        verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end timeout) once \
+                         the client's idle timeout gives up on the stream; not TOOL_SUCCESS",
     },
     ScenarioInfo {
         name: "sse_malformed_event",
@@ -275,8 +303,10 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   stream ends cleanly with no further event.",
         layer: "framing",
         revisions: BOTH,
-        verdict_legacy: "MALFORMED_JSON (and no final response follows)",
-        verdict_modern: "MALFORMED_JSON (and no final response follows)",
+        verdict_legacy: "MALFORMED_JSON (error finding transport.sse.event-json; no final \
+                         response follows)",
+        verdict_modern: "MALFORMED_JSON (error finding transport.sse.event-json; no final \
+                         response follows)",
     },
     ScenarioInfo {
         name: "rate_limited",
@@ -287,8 +317,13 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   normally.",
         layer: "transport",
         revisions: BOTH,
-        verdict_legacy: "HTTP_ERROR (429; retry only after Retry-After, and only if replay is safe)",
-        verdict_modern: "HTTP_ERROR (429; retry only after Retry-After, and only if replay is safe)",
+        verdict_legacy: "HTTP_ERROR for each refused POST (429; retry only after Retry-After, and \
+                         only if replay is safe). The first POST is initialize, so a client that \
+                         does not wait and retry cannot set up; later POSTs are served normally",
+        verdict_modern: "HTTP_ERROR for each refused POST (429; retry only after Retry-After, and \
+                         only if replay is safe). The first POST is server/discover (or the \
+                         first request a client sends), so a client that does not wait and \
+                         retry cannot set up; later POSTs are served normally",
     },
     ScenarioInfo {
         name: "server_request_on_stream",
@@ -299,9 +334,11 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   capability) before the final result.",
         layer: "protocol",
         revisions: BOTH,
-        verdict_legacy: "TOOL_SUCCESS, no finding (servers MAY send requests on the stream)",
-        verdict_modern: "TOOL_SUCCESS for the client plus a server MUST NOT finding: independent \
-                         JSON-RPC request on the response stream",
+        verdict_legacy: "TOOL_SUCCESS, no finding (servers MAY send requests on the stream; the \
+                         client POSTs its JSON-RPC response and gets 202)",
+        verdict_modern: "TOOL_SUCCESS for the client plus an error finding \
+                         transport.sse.no-server-requests (MUST NOT: independent JSON-RPC \
+                         request on the response stream)",
     },
 ];
 

@@ -1,0 +1,395 @@
+//! `mcp-verdict probe`: command-line entry point.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
+use serde_json::{Map, Value};
+
+use super::{
+    CallSpec, EXIT_UNREACHABLE, EXIT_USAGE, ProbeConfig, ProbeError, Timeouts, render_text,
+};
+use crate::cli::{Format, ProtocolArg, parse_protocol};
+use crate::protocol::Protocol;
+use crate::render::Style;
+
+/// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
+/// (`server/discover` or `initialize`), list its tools, call tools, and judge every
+/// `tools/call` exchange as received.
+#[derive(Debug, Clone, Args)]
+#[command(after_help = "\
+Besides the tools named with --tool, the probe calls an unknown tool name and, for each tool \
+marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
+don't). It never retries on its own.
+
+Exit status: 0 every judged verdict is free of error findings; 1 an error finding, a call \
+without a response, a failed setup, or nothing probed; 2 usage; 3 server unreachable.
+
+Examples:
+  mcp-verdict probe http://127.0.0.1:3000/mcp
+  mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 \\
+      --tool echo --args '{\"text\":\"hi\"}' --no-auto-calls
+  mcp-verdict probe http://127.0.0.1:3000/mcp -H \"Authorization: Bearer $TOKEN\" \\
+      --record out/ --log probe.jsonl --format json")]
+pub struct ProbeArgs {
+    /// The MCP endpoint URL (http://, or https:// in builds with the `tls` feature).
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// Revision(s) to probe under: 2025-11-25, 2026-07-28 or all.
+    #[arg(long, value_parser = parse_protocol, default_value = "all")]
+    protocol: ProtocolArg,
+
+    /// Tool calls: `--tool NAME [--args JSON]`, repeatable.
+    #[command(flatten)]
+    pub calls: CallArgs,
+
+    /// Do not make the calls that need no fixture tools (unknown tool, invalid arguments).
+    #[arg(long)]
+    pub no_auto_calls: bool,
+
+    /// Let the invalid-arguments calls target tools not marked readOnlyHint: true.
+    #[arg(long)]
+    pub allow_side_effects: bool,
+
+    /// JSON object answering server input requests: input-request key or method (e.g.
+    /// `elicitation/create`) to the response object (e.g. an ElicitResult). Also decides
+    /// the client capabilities declared.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+
+    /// Most tools/call requests sent for one call, input-required follow-ups included.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rounds: u32,
+
+    /// Extra header sent on every request, `Name: value` (repeatable). Secret values
+    /// (Authorization, cookies, *-Api-Key, *token*) are redacted in records and output.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+
+    /// Seconds to wait for a connection.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = parse_secs)]
+    pub connect_timeout: f64,
+
+    /// Seconds of silence tolerated while waiting for a response head or the next bytes of
+    /// a body (per SSE event, per read); a stalled stream ends as `end: timeout`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0, value_parser = parse_secs)]
+    pub idle_timeout: f64,
+
+    /// Seconds one request may take in total, its body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0, value_parser = parse_secs)]
+    pub timeout: f64,
+
+    /// Write each tools/call exchange as an exchange file into DIR (re-judge with classify).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+
+    /// Append one diagnostic record (JSON line) per tools/call exchange to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// `--tool NAME` and `--args JSON` pairs, in command-line order; `--args` applies to the
+/// `--tool` before it.
+#[derive(Debug, Clone, Default)]
+pub struct CallArgs {
+    /// The calls.
+    pub calls: Vec<CallSpec>,
+    /// Problems pairing them (an `--args` before any `--tool`, two `--args` for one tool,
+    /// an `--args` that is not a JSON object).
+    pub errors: Vec<String>,
+}
+
+impl FromArgMatches for CallArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut out = CallArgs::default();
+        out.update_from_arg_matches(m)?;
+        Ok(out)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        let tools: Vec<(usize, String)> = match (m.indices_of("tool"), m.get_many::<String>("tool"))
+        {
+            (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
+            _ => Vec::new(),
+        };
+        let args: Vec<(usize, String)> = match (m.indices_of("args"), m.get_many::<String>("args"))
+        {
+            (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
+            _ => Vec::new(),
+        };
+        self.calls = tools
+            .iter()
+            .map(|(_, n)| CallSpec {
+                name: n.clone(),
+                arguments: None,
+            })
+            .collect();
+        for (at, text) in args {
+            let Some(k) = tools.iter().rposition(|(i, _)| *i < at) else {
+                self.errors.push(format!(
+                    "--args {text} comes before any --tool; put it after the --tool it belongs to"
+                ));
+                continue;
+            };
+            let call = &mut self.calls[k];
+            if call.arguments.is_some() {
+                self.errors.push(format!(
+                    "--tool {} has two --args; give one JSON object",
+                    call.name
+                ));
+                continue;
+            }
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v @ Value::Object(_)) => call.arguments = Some(v),
+                Ok(_) => self.errors.push(format!(
+                    "--args for --tool {} must be a JSON object, got {text}",
+                    call.name
+                )),
+                Err(e) => self.errors.push(format!(
+                    "--args for --tool {} is not valid JSON ({e}): {text}",
+                    call.name
+                )),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Args for CallArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.arg(
+            Arg::new("tool")
+                .long("tool")
+                .value_name("NAME")
+                .action(ArgAction::Append)
+                .help("Call this tool (repeatable; each call in order)"),
+        )
+        .arg(
+            Arg::new("args")
+                .long("args")
+                .value_name("JSON")
+                .action(ArgAction::Append)
+                .help("Arguments (a JSON object) for the --tool before it; default {}"),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, value) = s
+        .split_once(':')
+        .ok_or_else(|| "expected `Name: value`".to_string())?;
+    let name = name.trim();
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    {
+        return Err(format!("`{name}` is not a valid header name"));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+fn parse_secs(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
+        return Err(format!("{v} is outside (0, 86400] seconds"));
+    }
+    Ok(v)
+}
+
+impl ProbeArgs {
+    /// The probe configuration these arguments describe (reads `--answers`).
+    pub fn to_config(&self) -> Result<ProbeConfig, String> {
+        if let Some(e) = self.calls.errors.first() {
+            return Err(e.clone());
+        }
+        let answers = match &self.answers {
+            None => Map::new(),
+            Some(path) => {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("cannot read --answers {}: {e}", path.display()))?;
+                match serde_json::from_slice::<Value>(&bytes) {
+                    Ok(Value::Object(m)) => m,
+                    Ok(_) => {
+                        return Err(format!(
+                            "--answers {}: expected a JSON object (input-request key or method → response object)",
+                            path.display()
+                        ));
+                    }
+                    Err(e) => {
+                        return Err(format!("--answers {}: not valid JSON: {e}", path.display()));
+                    }
+                }
+            }
+        };
+        let protocols = match self.protocol {
+            ProtocolArg::All => Protocol::all().collect(),
+            ProtocolArg::One(p) => vec![p],
+        };
+        let mut config = ProbeConfig::new(self.url.clone());
+        config.protocols = protocols;
+        config.calls = self.calls.calls.clone();
+        config.auto_calls = !self.no_auto_calls;
+        config.allow_side_effects = self.allow_side_effects;
+        config.answers = answers;
+        config.max_rounds = self.max_rounds;
+        config.headers = self.headers.clone();
+        config.timeouts = Timeouts {
+            connect: Duration::from_secs_f64(self.connect_timeout),
+            idle: Duration::from_secs_f64(self.idle_timeout),
+            total: Duration::from_secs_f64(self.timeout),
+        };
+        Ok(config)
+    }
+}
+
+/// Runs `probe`.
+pub fn run(args: ProbeArgs) -> ExitCode {
+    let config = match args.to_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcp-verdict probe: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let report = match super::run(&config) {
+        Ok(r) => r,
+        Err(e @ ProbeError::Config(_)) => {
+            eprintln!("mcp-verdict probe: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        Err(e @ ProbeError::Unreachable { .. }) => {
+            eprintln!("mcp-verdict probe: {e}");
+            return ExitCode::from(EXIT_UNREACHABLE);
+        }
+    };
+    if let Some(dir) = &args.record {
+        match report.write_records(dir) {
+            Ok(paths) => eprintln!(
+                "mcp-verdict probe: wrote {} exchange file(s) to {}",
+                paths.len(),
+                dir.display()
+            ),
+            Err(e) => eprintln!(
+                "mcp-verdict probe: cannot write exchange files to {}: {e}",
+                dir.display()
+            ),
+        }
+    }
+    if let Some(log) = &args.log
+        && let Err(e) = report.append_log(log)
+    {
+        eprintln!("mcp-verdict probe: cannot append to {}: {e}", log.display());
+    }
+    match args.format {
+        Format::Text => print!("{}", render_text(&report, Style::detect_stdout())),
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&report.to_output()).expect("report serializes")
+        ),
+    }
+    ExitCode::from(report.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(flatten)]
+        probe: ProbeArgs,
+    }
+
+    fn parse(args: &[&str]) -> ProbeArgs {
+        let mut v = vec!["probe"];
+        v.extend_from_slice(args);
+        Wrap::try_parse_from(v).expect("parses").probe
+    }
+
+    #[test]
+    fn args_pair_with_the_preceding_tool() {
+        let a = parse(&[
+            "http://x/mcp",
+            "--tool",
+            "echo",
+            "--args",
+            r#"{"text":"hi"}"#,
+            "--tool",
+            "count",
+            "--tool",
+            "add",
+            "--args",
+            r#"{"a":1,"b":2}"#,
+        ]);
+        let c = a.to_config().unwrap();
+        let got: Vec<(String, Option<Value>)> = c
+            .calls
+            .iter()
+            .map(|c| (c.name.clone(), c.arguments.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("echo".into(), Some(serde_json::json!({"text": "hi"}))),
+                ("count".into(), None),
+                ("add".into(), Some(serde_json::json!({"a": 1, "b": 2}))),
+            ]
+        );
+        assert_eq!(c.protocols.len(), 2);
+    }
+
+    #[test]
+    fn pairing_errors_are_reported() {
+        let a = parse(&["http://x/mcp", "--args", "{}", "--tool", "echo"]);
+        assert!(a.to_config().unwrap_err().contains("before any --tool"));
+        let a = parse(&["http://x/mcp", "--tool", "echo", "--args", "[1]"]);
+        assert!(a.to_config().unwrap_err().contains("JSON object"));
+        let a = parse(&[
+            "http://x/mcp",
+            "--tool",
+            "e",
+            "--args",
+            "{}",
+            "--args",
+            "{}",
+        ]);
+        assert!(a.to_config().unwrap_err().contains("two --args"));
+    }
+
+    #[test]
+    fn headers_and_timeouts_parse() {
+        let a = parse(&[
+            "http://x/mcp",
+            "-H",
+            "Authorization: Bearer abc",
+            "--idle-timeout",
+            "0.5",
+            "--protocol",
+            "2026-07-28",
+        ]);
+        let c = a.to_config().unwrap();
+        assert_eq!(
+            c.headers,
+            vec![("Authorization".into(), "Bearer abc".into())]
+        );
+        assert_eq!(c.timeouts.idle, Duration::from_millis(500));
+        assert_eq!(c.protocols, vec![Protocol::V2026_07_28]);
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_secs("0").is_err());
+    }
+}

@@ -1,0 +1,418 @@
+//! The probe's HTTP side: one request at a time over `ureq`, with the response body read
+//! incrementally on a worker thread so that idle and total deadlines are enforced per read,
+//! SSE events are seen as they arrive, and reading stops soon after the final response.
+
+use std::io::Read;
+use std::net::IpAddr;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::engine::ids_equal;
+use crate::exchange::{BodyEnd, Headers};
+
+/// Largest response body the probe keeps; reading stops there.
+pub const MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// How long the probe keeps reading an SSE stream after its final response arrived, to see
+/// whether the server ends the stream (and whether anything follows the response).
+pub const LINGER: Duration = Duration::from_millis(250);
+
+/// Deadlines for one HTTP request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Establishing the TCP (and TLS) connection.
+    pub connect: Duration,
+    /// Longest silence tolerated while waiting for the response head or the next body bytes
+    /// (per SSE event, per read).
+    pub idle: Duration,
+    /// Longest one request may take in total, response body included.
+    pub total: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(10),
+            idle: Duration::from_secs(30),
+            total: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Why a request produced no HTTP response at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendError {
+    /// The server could not be reached (DNS, refused, connect timeout, TLS).
+    Unreachable(String),
+    /// Connected, but no response head arrived (timeout, reset, garbage).
+    NoResponse(String),
+    /// The request could not be built (bad header, bad URL).
+    Request(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Unreachable(m) => write!(f, "cannot reach the server: {m}"),
+            SendError::NoResponse(m) => write!(f, "no HTTP response: {m}"),
+            SendError::Request(m) => write!(f, "cannot send the request: {m}"),
+        }
+    }
+}
+
+/// A response as received: status, headers, body bytes and how the body ended.
+#[derive(Debug, Clone)]
+pub struct Received {
+    /// HTTP status.
+    pub status: u16,
+    /// Response header fields, in order (names as the HTTP library reports them, lowercase).
+    pub headers: Headers,
+    /// Body bytes exactly as received (after de-chunking).
+    pub body: Vec<u8>,
+    /// How the body ended.
+    pub end: BodyEnd,
+    /// Why the body ended the way it did, when not a plain complete body.
+    pub end_note: Option<String>,
+    /// The JSON-RPC response to the request, when one was read (JSON body or SSE event).
+    pub final_message: Option<Value>,
+}
+
+/// One HTTP request to send.
+pub struct Outgoing<'a> {
+    /// `POST`, `GET` or `DELETE`.
+    pub method: &'a str,
+    /// Header fields (the caller's, in order).
+    pub headers: &'a [(String, String)],
+    /// Body bytes (POST only).
+    pub body: Option<&'a [u8]>,
+    /// The JSON-RPC id whose response ends the exchange (requests only).
+    pub rpc_id: Option<&'a Value>,
+}
+
+/// The HTTP client for one probe run.
+pub struct Transport {
+    agent: ureq::Agent,
+    url: String,
+    timeouts: Timeouts,
+}
+
+enum Piece {
+    Bytes(Vec<u8>),
+    Eof,
+    Failed(BodyEnd, String),
+}
+
+impl Transport {
+    /// A client for `url`. Proxy settings come from the environment, except for loopback
+    /// targets, which are always reached directly.
+    pub fn new(url: &str, timeouts: Timeouts) -> Result<Transport, String> {
+        let uri: ureq::http::Uri = url
+            .parse()
+            .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => {
+                if !cfg!(feature = "tls") {
+                    return Err(format!(
+                        "`{url}` is an https URL, but this build has no TLS support (rebuild with `--features tls`)"
+                    ));
+                }
+            }
+            _ => return Err(format!("`{url}` is not an http:// or https:// URL")),
+        }
+        let host = uri.host().unwrap_or("");
+        let loopback = host.eq_ignore_ascii_case("localhost")
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        let mut builder = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .user_agent(format!("mcp-verdict-probe/{}", env!("CARGO_PKG_VERSION")))
+            .timeout_connect(Some(timeouts.connect))
+            .timeout_per_read(Some(timeouts.idle))
+            .timeout_per_call(Some(timeouts.total));
+        if loopback {
+            builder = builder.proxy(None);
+        }
+        Ok(Transport {
+            agent: builder.build().new_agent(),
+            url: url.to_string(),
+            timeouts,
+        })
+    }
+
+    /// Sends one request and reads the response. `on_message` sees every JSON-RPC message
+    /// of an SSE stream other than the final response, as it arrives.
+    pub fn send(
+        &self,
+        out: &Outgoing<'_>,
+        on_message: &mut dyn FnMut(&Value),
+    ) -> Result<Received, SendError> {
+        let started = Instant::now();
+        let mut req = ureq::http::Request::builder()
+            .method(out.method)
+            .uri(&self.url);
+        for (n, v) in out.headers {
+            req = req.header(n.as_str(), v.as_str());
+        }
+        let result = match out.body {
+            Some(b) => {
+                let request = req
+                    .body(b.to_vec())
+                    .map_err(|e| SendError::Request(e.to_string()))?;
+                self.agent.run(request)
+            }
+            None => {
+                let request = req
+                    .body(())
+                    .map_err(|e| SendError::Request(e.to_string()))?;
+                self.agent.run(request)
+            }
+        };
+        let response = result.map_err(|e| classify_error(e, &self.timeouts))?;
+        let (parts, body) = response.into_parts();
+        let mut headers = Headers::default();
+        for (n, v) in &parts.headers {
+            headers.push(n.as_str(), String::from_utf8_lossy(v.as_bytes()));
+        }
+        let status = parts.status.as_u16();
+        let sse = headers
+            .get("content-type")
+            .and_then(|ct| ct.split(';').next())
+            .is_some_and(|ct| ct.trim().eq_ignore_ascii_case("text/event-stream"));
+
+        let (tx, rx) = mpsc::channel::<Piece>();
+        let mut reader = body.into_reader();
+        let idle = self.timeouts.idle;
+        thread::Builder::new()
+            .name("mcp-probe-body".into())
+            .spawn(move || {
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    let piece = match reader.read(&mut buf) {
+                        Ok(0) => Piece::Eof,
+                        Ok(n) => Piece::Bytes(buf[..n].to_vec()),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(e) => {
+                            let (end, why) = describe_read_error(e, idle);
+                            Piece::Failed(end, why)
+                        }
+                    };
+                    let last = !matches!(piece, Piece::Bytes(_));
+                    if tx.send(piece).is_err() || last {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| SendError::NoResponse(format!("cannot start a reader thread: {e}")))?;
+
+        let deadline = started + self.timeouts.total;
+        let mut bytes = Vec::new();
+        let mut parser = crate::sse::Parser::default();
+        let mut final_message: Option<Value> = None;
+        let mut final_at: Option<Instant> = None;
+        let (end, end_note) = loop {
+            let now = Instant::now();
+            let (limit, why) = match final_at {
+                Some(t) => (
+                    (t + LINGER).min(deadline),
+                    "the client stopped reading shortly after the final response (the server had not ended the stream)".to_string(),
+                ),
+                None if now + idle >= deadline => (
+                    deadline,
+                    format!(
+                        "the request's total time limit ({} s) passed before the body ended",
+                        secs(self.timeouts.total)
+                    ),
+                ),
+                None => (
+                    now + idle,
+                    format!(
+                        "no bytes arrived for {} s (idle timeout) before the body ended",
+                        secs(idle)
+                    ),
+                ),
+            };
+            match rx.recv_timeout(limit.saturating_duration_since(now)) {
+                Ok(Piece::Bytes(b)) => {
+                    if bytes.len() + b.len() > MAX_BODY {
+                        bytes.extend_from_slice(&b[..MAX_BODY - bytes.len()]);
+                        break (
+                            BodyEnd::Timeout,
+                            Some(format!(
+                                "the body exceeded {MAX_BODY} bytes; the client stopped reading"
+                            )),
+                        );
+                    }
+                    bytes.extend_from_slice(&b);
+                    if sse {
+                        for ev in parser.feed(&b) {
+                            let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
+                                continue;
+                            };
+                            if final_message.is_none() && is_response_to(&msg, out.rpc_id) {
+                                final_message = Some(msg);
+                                final_at = Some(Instant::now());
+                            } else {
+                                on_message(&msg);
+                            }
+                        }
+                    }
+                }
+                Ok(Piece::Eof) => break (BodyEnd::Complete, None),
+                Ok(Piece::Failed(end, why)) => break (end, Some(why)),
+                Err(RecvTimeoutError::Timeout) => break (BodyEnd::Timeout, Some(why)),
+                Err(RecvTimeoutError::Disconnected) => {
+                    break (
+                        BodyEnd::Reset,
+                        Some("the body reader stopped unexpectedly".into()),
+                    );
+                }
+            }
+        };
+        if !sse && (200..300).contains(&status) {
+            final_message = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .filter(|m| is_response_to(m, out.rpc_id));
+        }
+        Ok(Received {
+            status,
+            headers,
+            body: bytes,
+            end,
+            end_note,
+            final_message,
+        })
+    }
+}
+
+/// Whether `msg` is a JSON-RPC response carrying `id`.
+fn is_response_to(msg: &Value, id: Option<&Value>) -> bool {
+    let Some(id) = id else { return false };
+    msg.get("method").is_none()
+        && (msg.get("result").is_some() || msg.get("error").is_some())
+        && msg.get("id").is_some_and(|got| ids_equal(got, id))
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// How a failed body read ended: a timeout, or the connection closing early.
+fn describe_read_error(e: std::io::Error, idle: Duration) -> (BodyEnd, String) {
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    ) {
+        return (
+            BodyEnd::Timeout,
+            format!("no bytes arrived for {} s (idle timeout)", secs(idle)),
+        );
+    }
+    match ureq::Error::from(e) {
+        ureq::Error::Timeout(t) => (BodyEnd::Timeout, format!("the client timed out ({t})")),
+        ureq::Error::Io(io) => (
+            BodyEnd::Reset,
+            format!(
+                "the connection closed before the body was complete ({})",
+                io_reason(&io)
+            ),
+        ),
+        other => (
+            BodyEnd::Reset,
+            format!("the body could not be read to its end ({other})"),
+        ),
+    }
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            "the peer closed or reset the connection mid-body".into()
+        }
+        std::io::ErrorKind::ConnectionReset => "connection reset".into(),
+        _ => e.to_string(),
+    }
+}
+
+fn classify_error(e: ureq::Error, t: &Timeouts) -> SendError {
+    use ureq::Timeout as T;
+    match e {
+        ureq::Error::HostNotFound => SendError::Unreachable("host not found".into()),
+        ureq::Error::ConnectionFailed => SendError::Unreachable("connection failed".into()),
+        ureq::Error::BadUri(m) => SendError::Request(format!("bad URL: {m}")),
+        ureq::Error::Http(h) => SendError::Request(h.to_string()),
+        ureq::Error::Timeout(T::Connect | T::Resolve) => SendError::Unreachable(format!(
+            "no connection within {} s (connect timeout)",
+            secs(t.connect)
+        )),
+        ureq::Error::Timeout(T::PerRead | T::RecvResponse) => SendError::NoResponse(format!(
+            "no response head within {} s (idle timeout)",
+            secs(t.idle)
+        )),
+        ureq::Error::Timeout(other) => {
+            SendError::NoResponse(format!("the request timed out ({other})"))
+        }
+        ureq::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => {
+                SendError::Unreachable("connection refused".into())
+            }
+            std::io::ErrorKind::AddrNotAvailable | std::io::ErrorKind::NotConnected => {
+                SendError::Unreachable(io.to_string())
+            }
+            std::io::ErrorKind::TimedOut => SendError::Unreachable(format!(
+                "no connection within {} s (connect timeout)",
+                secs(t.connect)
+            )),
+            _ => SendError::NoResponse(format!(
+                "the connection failed before a response head arrived ({})",
+                io_reason(&io)
+            )),
+        },
+        other => SendError::NoResponse(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn responses_match_by_id() {
+        let r = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert!(is_response_to(&r, Some(&json!(3))));
+        assert!(is_response_to(&r, Some(&json!(3.0))));
+        assert!(!is_response_to(&r, Some(&json!("3"))));
+        assert!(!is_response_to(&r, None));
+        let req = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+        assert!(!is_response_to(&req, Some(&json!(3))));
+    }
+
+    #[test]
+    fn seconds_render_compactly() {
+        assert_eq!(secs(Duration::from_secs(30)), "30");
+        assert_eq!(secs(Duration::from_millis(250)), "0.25");
+    }
+
+    #[test]
+    fn urls_are_checked() {
+        assert!(Transport::new("ftp://x/mcp", Timeouts::default()).is_err());
+        assert!(Transport::new("not a url", Timeouts::default()).is_err());
+        assert!(Transport::new("http://127.0.0.1:1/mcp", Timeouts::default()).is_ok());
+    }
+}

@@ -1,0 +1,447 @@
+//! What a probe leaves behind: the `--format json` document, the text report, exchange
+//! files (`--record`) and diagnostic records (`--log`).
+
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
+use crate::diag::{DiagRecord, RetryOrigin, Side, StreamEnd, sanitize, sanitize_value};
+use crate::engine::JudgementOut;
+use crate::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
+use crate::protocol::Protocol;
+use crate::render::{self, Style};
+use crate::retry::RetryPolicy;
+
+/// The `probe --format json` document.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeOut {
+    /// The endpoint probed (secrets redacted).
+    pub url: String,
+    /// One entry per revision probed.
+    pub runs: Vec<RunOut>,
+    /// The exit status the command returns for this report.
+    pub exit_code: u8,
+}
+
+/// One revision's run in output form.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOut {
+    /// The revision.
+    pub protocol: Protocol,
+    /// `probed`, `unsupported` or `failed`, with a `reason` for the latter two.
+    #[serde(flatten)]
+    pub status: RunStatus,
+    /// What the server said about itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<Value>,
+    /// Tools listed.
+    pub tools: Vec<ToolOut>,
+    /// POSTs sent.
+    pub posts: u32,
+    /// Every HTTP request in order, with its status.
+    pub http: Vec<HttpStep>,
+    /// Judged `tools/call` exchanges.
+    pub exchanges: Vec<ExchangeOut>,
+    /// Calls that got no HTTP response to judge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureOut>,
+}
+
+/// A listed tool, briefly.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolOut {
+    /// Tool name.
+    pub name: String,
+    /// Whether its annotations say `readOnlyHint: true`.
+    pub read_only: bool,
+}
+
+/// A judged exchange in output form.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExchangeOut {
+    /// Label of the call.
+    pub label: String,
+    /// Why the call was made.
+    pub call: CallKind,
+    /// JSON-RPC method (always `tools/call`).
+    pub method: String,
+    /// Tool name sent.
+    pub tool: String,
+    /// Arguments sent (secret-looking values redacted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// Round (1 = first request; more for input-required follow-ups).
+    pub round: u32,
+    /// POSTs the run had sent when this exchange ended.
+    pub posts: u32,
+    /// POSTs sent for this call so far.
+    pub call_posts: u32,
+    /// HTTP statuses of this call's POSTs so far.
+    pub statuses: Vec<u16>,
+    /// How the body ended.
+    pub end: BodyEnd,
+    /// Why, when it did not simply complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_note: Option<String>,
+    /// Server requests seen on the stream and how they were answered.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub server_requests: Vec<String>,
+    /// Why an input-required result was not followed up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<String>,
+    /// The engine's verdict (the `classify --format json` object).
+    pub judgement: JudgementOut,
+}
+
+/// A call that got no HTTP response.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailureOut {
+    /// Label of the call.
+    pub label: String,
+    /// Why.
+    pub error: String,
+}
+
+impl ProbeReport {
+    /// The `--format json` document.
+    pub fn to_output(&self) -> ProbeOut {
+        ProbeOut {
+            url: self.url.clone(),
+            runs: self.runs.iter().map(run_out).collect(),
+            exit_code: self.exit_code(),
+        }
+    }
+
+    /// One diagnostic record per judged exchange (side `probe`).
+    pub fn diag_records(&self) -> Vec<DiagRecord> {
+        self.runs
+            .iter()
+            .flat_map(|r| r.exchanges.iter().map(move |x| diag_record(r.protocol, x)))
+            .collect()
+    }
+
+    /// Writes each judged exchange as an exchange file into `dir` (created if needed) and
+    /// returns the paths written. `classify` re-judges them to the same verdicts.
+    pub fn write_records(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        std::fs::create_dir_all(dir)?;
+        let mut paths = Vec::new();
+        for (i, x) in self.exchanges().enumerate() {
+            let p = x.verdict().protocol;
+            let mut stem = format!("{:03}-{}-{}", i + 1, p, file_safe(&x.label));
+            if x.round > 1 {
+                stem.push_str(&format!("-round{}", x.round));
+            }
+            let path = dir.join(format!("{stem}.json"));
+            let file = exchange_file(x, &self.url);
+            let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
+            std::fs::write(&path, text + "\n")?;
+            paths.push(path);
+        }
+        Ok(paths)
+    }
+
+    /// Appends the diagnostic records to `path` as JSON lines.
+    pub fn append_log(&self, path: &Path) -> io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        for r in self.diag_records() {
+            writeln!(f, "{}", r.to_json_line())?;
+        }
+        f.flush()
+    }
+}
+
+fn run_out(r: &RevisionRun) -> RunOut {
+    RunOut {
+        protocol: r.protocol,
+        status: r.status.clone(),
+        server: r.server.clone(),
+        tools: r
+            .tools
+            .iter()
+            .map(|t| ToolOut {
+                name: t
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string(),
+                read_only: plan::is_read_only(t),
+            })
+            .collect(),
+        posts: r.post_count(),
+        http: r.steps.clone(),
+        exchanges: r
+            .exchanges
+            .iter()
+            .map(|x| ExchangeOut {
+                label: x.label.clone(),
+                call: x.call.kind.clone(),
+                method: "tools/call".into(),
+                tool: x.call.name.clone(),
+                arguments: x.call.arguments.as_ref().map(sanitize_value),
+                round: x.round,
+                posts: posts_until(r, x),
+                call_posts: x.call_posts,
+                statuses: x.call_statuses.clone(),
+                end: x.exchange.end,
+                end_note: x.end_note.clone(),
+                server_requests: x.server_requests.clone(),
+                follow_up: x.follow_up.clone(),
+                judgement: x.judgement.to_output(x.exchange.name.clone()),
+            })
+            .collect(),
+        failures: r
+            .failures
+            .iter()
+            .map(|(label, error)| FailureOut {
+                label: label.clone(),
+                error: error.clone(),
+            })
+            .collect(),
+    }
+}
+
+fn posts_until(r: &RevisionRun, x: &CallExchange) -> u32 {
+    r.steps[..x.steps_so_far]
+        .iter()
+        .filter(|s| s.post.is_some())
+        .count() as u32
+}
+
+fn file_safe(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect()
+}
+
+/// The exchange file for a judged exchange: `protocol` set, no `expect`.
+pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
+    let ex = &x.exchange;
+    let (body, body_base64) = match std::str::from_utf8(&ex.body) {
+        Ok(_) if ex.body.is_empty() => (None, None),
+        Ok(t) => (Some(t.to_string()), None),
+        Err(_) => (
+            None,
+            Some(base64::engine::general_purpose::STANDARD.encode(&ex.body)),
+        ),
+    };
+    let what = match &x.call.kind {
+        CallKind::Named => "a tool named on the command line".to_string(),
+        CallKind::UnknownTool => "a tool name the server did not list".to_string(),
+        CallKind::InvalidArguments { violation } => format!("invalid arguments: {violation}"),
+    };
+    ExchangeFile {
+        schema: None,
+        name: ex.name.clone(),
+        description: Some(format!(
+            "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
+            x.call.name, x.round
+        )),
+        protocol: Some(ProtocolField::One(x.verdict().protocol)),
+        request: ex.request.clone(),
+        response: RecordedResponse {
+            status: ex.status,
+            headers: ex.response_headers.clone(),
+            body,
+            body_base64,
+            body_json: None,
+            end: ex.end,
+        },
+        tool: ex.tool.clone(),
+        expect: Default::default(),
+    }
+}
+
+fn diag_record(p: Protocol, x: &CallExchange) -> DiagRecord {
+    let v = x.verdict();
+    let f = &v.facts;
+    let mut r = DiagRecord::new(Side::Probe);
+    r.client = Some(sanitize(&format!(
+        "{}@{}",
+        super::CLIENT_NAME,
+        env!("CARGO_PKG_VERSION")
+    )));
+    r.protocol_version = Some(p.to_string());
+    r.method = Some("tools/call".into());
+    r.post_count = u64::from(x.call_posts);
+    r.http_statuses = x.call_statuses.clone();
+    r.content_type = x
+        .exchange
+        .response_headers
+        .get("content-type")
+        .map(str::to_string);
+    r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
+    r.final_response = match &f.stream {
+        Some(s) => s.final_response,
+        None => (200..300).contains(&f.http_status) && f.response_id.is_some(),
+    };
+    r.stream_end = match x.exchange.end {
+        BodyEnd::Reset => StreamEnd::Reset,
+        BodyEnd::Timeout => StreamEnd::Timeout,
+        BodyEnd::Complete if f.stream.is_some() && !r.final_response => StreamEnd::Eof,
+        BodyEnd::Complete => StreamEnd::Complete,
+    };
+    r.jsonrpc.id = f.request_id.clone();
+    if let Some(e) = &f.error {
+        r.jsonrpc.error_code = e.code;
+        r.jsonrpc.error_message = e.message.as_deref().map(sanitize);
+    }
+    r.result_type = f
+        .result_type
+        .as_ref()
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    r.outcome = Some(v.outcome.to_string());
+    // The same advice the verdict's output carries (default retry policy).
+    r.retry_advice = serde_json::to_value(v.retry_advice(&RetryPolicy::default())).ok();
+    r.retry_origin = RetryOrigin::None;
+    r
+}
+
+/// The text report: per revision, its setup; per exchange, the HTTP requests so far with
+/// their statuses, then the verdict as `classify` renders it.
+pub fn render_text(report: &ProbeReport, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} {}", style.bold("probe"), report.url);
+    for r in &report.runs {
+        let _ = writeln!(out);
+        let status = match &r.status {
+            RunStatus::Probed => "probed".to_string(),
+            RunStatus::Unsupported(why) => format!("not supported by the server: {why}"),
+            RunStatus::Failed(why) => format!("setup failed: {why}"),
+        };
+        let _ = writeln!(
+            out,
+            "{} {}",
+            style.bold(&format!("== {}", r.protocol)),
+            status
+        );
+        if let Some(info) = server_label(r) {
+            let _ = writeln!(out, "   server: {info}");
+        }
+        if !r.tools.is_empty() {
+            let names: Vec<&str> = r
+                .tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .collect();
+            let _ = writeln!(out, "   tools ({}): {}", names.len(), names.join(", "));
+        }
+        let first_call = r
+            .exchanges
+            .first()
+            .map_or(r.steps.len(), |x| first_step_of(r, x));
+        for s in &r.steps[..first_call] {
+            step_line(&mut out, s, style);
+        }
+        let mut shown = first_call;
+        for x in &r.exchanges {
+            let _ = writeln!(out);
+            let round = if x.round > 1 {
+                format!(" (round {})", x.round)
+            } else {
+                String::new()
+            };
+            let what = match &x.call.kind {
+                CallKind::Named => String::new(),
+                CallKind::UnknownTool => " — unknown tool".to_string(),
+                CallKind::InvalidArguments { violation } => format!(" — {violation}"),
+            };
+            let _ = writeln!(
+                out,
+                "{}",
+                style.bold(&format!("-- tools/call {}{round}{what}", x.call.name))
+            );
+            let seq: Vec<String> = r.steps[..x.steps_so_far]
+                .iter()
+                .map(HttpStep::describe)
+                .collect();
+            let _ = writeln!(out, "   HTTP so far: {}", seq.join(", "));
+            for s in &r.steps[shown..x.steps_so_far] {
+                if let Some(n) = &s.note {
+                    let _ = writeln!(out, "   note: {}: {n}", s.describe());
+                }
+            }
+            shown = x.steps_so_far;
+            for q in &x.server_requests {
+                let _ = writeln!(out, "   server request: {q}");
+            }
+            let label = x.exchange.name.clone().unwrap_or_else(|| x.label.clone());
+            for line in render::judgement(&x.judgement, &label, style).lines() {
+                let _ = writeln!(out, "   {line}");
+            }
+            if let Some(f) = &x.follow_up {
+                let _ = writeln!(out, "   {f}");
+            }
+        }
+        // Steps after the last exchange (e.g. the session DELETE).
+        if !r.exchanges.is_empty() {
+            let _ = writeln!(out);
+        }
+        for s in &r.steps[shown.min(r.steps.len())..] {
+            step_line(&mut out, s, style);
+        }
+        for (label, why) in &r.failures {
+            let _ = writeln!(out, "   {} {label}: {why}", style.bold("no response"));
+        }
+    }
+    let _ = writeln!(out);
+    let n = report.exchanges().count();
+    let errors = report.exchanges().filter(|x| x.has_error_finding()).count();
+    let _ = writeln!(
+        out,
+        "{n} exchange(s) judged, {errors} with error findings; exit {}",
+        report.exit_code()
+    );
+    out
+}
+
+fn first_step_of(r: &RevisionRun, x: &CallExchange) -> usize {
+    // The exchange's own POST and any answers precede steps_so_far; find the tools/call
+    // step that started it.
+    r.steps[..x.steps_so_far]
+        .iter()
+        .rposition(|s| s.rpc_method.as_deref() == Some("tools/call"))
+        .unwrap_or(x.steps_so_far)
+}
+
+fn step_line(out: &mut String, s: &HttpStep, style: Style) {
+    let _ = writeln!(out, "   {}", s.describe());
+    if let Some(n) = &s.note {
+        let _ = writeln!(out, "     {}", style.dim(n));
+    }
+}
+
+fn server_label(r: &RevisionRun) -> Option<String> {
+    let s = r.server.as_ref()?;
+    let info = s.get("serverInfo")?;
+    let name = info.get("name").and_then(Value::as_str).unwrap_or("?");
+    let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
+    let mut out = format!("{name} {version}");
+    if let Some(v) = s.get("protocolVersion").and_then(Value::as_str) {
+        out.push_str(&format!(", protocolVersion {v}"));
+    }
+    if let Some(v) = s.get("supportedVersions") {
+        out.push_str(&format!(", supportedVersions {v}"));
+    }
+    Some(out)
+}
