@@ -1,83 +1,363 @@
-//! Classify vs. parse, in one run: every figure is read as a ratio to the time serde_json takes
-//! to parse the same bytes into a `Value` (the floor: reading the body once).
+//! Classify vs. parse, in one run. Every figure is read as a ratio to the floor of reading the
+//! same bytes once: `serde_json::from_slice::<Value>` of the body (for an SSE stream: splitting it
+//! into events and parsing each event's data). Run with
+//! `cargo bench --bench classify`; `MCP_VERDICT_BENCH_GATE=1` makes the run fail when a target
+//! ratio is missed (see `TARGETS`), which is how CI uses it.
 
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_verdict::{Exchange, Headers, Options, Protocol, RuleTable, judge};
+use criterion::{BenchmarkId, Criterion};
+use mcp_verdict::{Exchange, ExchangeFile, Headers, Options, Outcome, Protocol, RuleTable, judge};
 use serde_json::{Value, json};
 
-/// A ~1 KB TOOL_SUCCESS answer to a 2026-07-28 tools/call, as a conformant server sends it.
-fn success_1kb() -> Exchange {
-    let request = json!({
-        "jsonrpc": "2.0", "id": 42, "method": "tools/call",
+/// (benchmark group, largest acceptable classify/parse ratio).
+const TARGETS: &[(&str, f64)] = &[("success_json_1kb", 1.5), ("sse_progress_3", 2.0)];
+
+const TEXT: &str = "Current weather in Lisbon: 21°C, clear sky, wind 12 km/h from the north-west, \
+    humidity 58%. The forecast for the next hours stays dry with temperatures between 18 and 23°C.";
+
+fn request(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {
             "name": "get_weather", "arguments": {"location": "Lisbon"},
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientInfo": {"name": "bench-client", "version": "1.0.0"},
-                "io.modelcontextprotocol/clientCapabilities": {}
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+                "progressToken": "p-42"
             }
         }
-    });
-    let text = "Current weather in Lisbon: 21°C, clear sky, wind 12 km/h from the north-west, humidity 58%. \
-                The forecast for the next hours stays dry with temperatures between 18 and 23°C.";
-    let body = json!({
-        "jsonrpc": "2.0", "id": 42,
-        "result": {
-            "resultType": "complete",
-            "content": [
-                {"type": "text", "text": text},
-                {"type": "text", "text": text, "annotations": {"audience": ["user"], "priority": 0.5}},
-                {"type": "text", "text": "{\"temperature\":21,\"conditions\":\"clear sky\",\"humidity\":58}"},
-                {"type": "resource_link", "uri": "https://weather.example.com/lisbon", "name": "lisbon-forecast",
-                 "mimeType": "text/html", "description": "Full forecast page"}
-            ],
-            "structuredContent": {"temperature": 21, "conditions": "clear sky", "humidity": 58},
-            "isError": false,
-            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather-server", "version": "3.2.1"}}
-        }
-    });
-    let bytes = serde_json::to_vec(&body).unwrap();
+    })
+}
+
+fn exchange(media: &str, body: Vec<u8>) -> Exchange {
     let mut ex = Exchange::new(
-        Some(request),
+        Some(request(42)),
         200,
-        Headers::new([("Content-Type", "application/json")]),
-        bytes,
+        Headers::new([("Content-Type", media)]),
+        body,
     );
     ex.request.headers = Headers::new([
         ("MCP-Protocol-Version", "2026-07-28"),
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "get_weather"),
     ]);
+    ex.response_headers.push("X-Accel-Buffering", "no");
     ex
 }
 
-fn bench(c: &mut Criterion) {
-    let ex = success_1kb();
-    let protocols = [Protocol::V2026_07_28];
+fn server_meta() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": {"name": "weather-server", "version": "3.2.1"}})
+}
+
+fn result(content: Value, is_error: bool) -> Value {
+    json!({"jsonrpc": "2.0", "id": 42, "result": {
+        "resultType": "complete", "content": content, "isError": is_error, "_meta": server_meta()}})
+}
+
+fn json_case(body: &Value) -> Exchange {
+    exchange("application/json", serde_json::to_vec(body).unwrap())
+}
+
+/// A ~1 KB TOOL_SUCCESS: text blocks (one annotated) and a resource link.
+fn success_1kb() -> Exchange {
+    json_case(&result(
+        json!([
+            {"type": "text", "text": TEXT},
+            {"type": "text", "text": TEXT, "annotations": {"audience": ["user"], "priority": 0.5}},
+            {"type": "text", "text": "Source: national weather service, station LPPT, observation at 14:00 local time."},
+            {"type": "resource_link", "uri": "https://weather.example.com/lisbon", "name": "lisbon-forecast",
+             "mimeType": "text/html", "description": "Full forecast page for Lisbon and the surrounding region"}
+        ]),
+        false,
+    ))
+}
+
+/// The same size of success, with structured content mirrored in a text block.
+fn success_structured_1kb() -> Exchange {
+    let sc = json!({"temperature": 21, "conditions": "clear sky", "humidity": 58, "wind_kmh": 12});
+    let mut body = result(
+        json!([{"type": "text", "text": TEXT}, {"type": "text", "text": TEXT},
+               {"type": "text", "text": sc.to_string()}]),
+        false,
+    );
+    body["result"]["structuredContent"] = sc;
+    json_case(&body)
+}
+
+fn tool_error() -> Exchange {
+    json_case(&result(
+        json!([{"type": "text", "text": "Invalid departure date: must be in the future. Current date is 08/08/2025."}]),
+        true,
+    ))
+}
+
+fn jsonrpc_error() -> Exchange {
+    json_case(&json!({"jsonrpc": "2.0", "id": 42,
+        "error": {"code": -32602, "message": "Unknown tool: get_wether", "data": {"tool": "get_wether"}}}))
+}
+
+fn input_required() -> Exchange {
+    json_case(&json!({"jsonrpc": "2.0", "id": 42, "result": {
+        "resultType": "input_required",
+        "inputRequests": {"github_login": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Please provide your GitHub username",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}}},
+        "requestState": "eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0", "_meta": server_meta()}}))
+}
+
+/// A ~100 KB result: a base64 PNG-sized image and its caption.
+fn image_100kb() -> Exchange {
+    use base64::Engine as _;
+    let bytes: Vec<u8> = (0..75_000u32)
+        .map(|i| (i * 2_654_435_761 % 251) as u8)
+        .collect();
+    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    json_case(&result(
+        json!([{"type": "text", "text": "Radar image, last hour"},
+               {"type": "image", "data": data, "mimeType": "image/png"}]),
+        false,
+    ))
+}
+
+fn event(v: &Value) -> String {
+    format!("event: message\ndata: {v}\n\n")
+}
+
+fn progress(p: u32) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/progress",
+           "params": {"progressToken": "p-42", "progress": p, "total": 3, "message": format!("step {p} of 3")}})
+}
+
+/// Three progress notifications, then the final result, as one SSE stream.
+fn sse_progress() -> Exchange {
+    let mut s = String::new();
+    for p in 1..=3 {
+        s.push_str(&event(&progress(p)));
+    }
+    s.push_str(&event(&result(
+        json!([{"type": "text", "text": TEXT}]),
+        false,
+    )));
+    exchange("text/event-stream", s.into_bytes())
+}
+
+/// A stream that stops in the middle of the final event.
+fn sse_incomplete() -> Exchange {
+    let mut ex = sse_progress();
+    let cut = ex.body.len() - 120;
+    ex.body.truncate(cut);
+    ex.end = mcp_verdict::BodyEnd::Reset;
+    ex
+}
+
+/// The parse floor for a body: JSON parsed once, or an SSE stream split into events (blank
+/// lines) with each event's `data:` lines joined and parsed.
+fn parse_floor(ex: &Exchange) -> usize {
+    let is_sse = ex
+        .response_headers
+        .get("Content-Type")
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    if !is_sse {
+        return serde_json::from_slice::<Value>(&ex.body).map_or(0, |v| usize::from(!v.is_null()));
+    }
+    let text = std::str::from_utf8(&ex.body).unwrap_or("");
+    let mut n = 0;
+    for block in text.split("\n\n") {
+        let mut data = String::new();
+        for line in block.lines() {
+            if let Some(d) = line.strip_prefix("data:") {
+                if !data.is_empty() {
+                    data.push('\n');
+                }
+                data.push_str(d.strip_prefix(' ').unwrap_or(d));
+            }
+        }
+        if !data.is_empty() && serde_json::from_str::<Value>(&data).is_ok() {
+            n += 1;
+        }
+    }
+    n
+}
+
+fn corpus() -> Vec<(Exchange, Vec<Protocol>)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut paths = Vec::new();
+    walk(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut paths,
+    );
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            let f = ExchangeFile::from_slice(&std::fs::read(p).unwrap()).unwrap();
+            let ex = f.to_exchange().unwrap();
+            let revs = mcp_verdict::engine::revisions_of(&ex).unwrap();
+            (ex, revs)
+        })
+        .collect()
+}
+
+fn pair(c: &mut Criterion, name: &str, ex: &Exchange, expect: Outcome) {
+    let ps = [Protocol::V2026_07_28];
     let options = Options {
-        protocols: Some(&protocols),
+        protocols: Some(&ps),
         table: RuleTable::builtin(),
     };
-    // Warm the lazily compiled schemas and table, and check the case is what it claims.
-    let j = judge(&ex, &options).unwrap();
-    assert_eq!(j.verdicts[0].outcome, mcp_verdict::Outcome::ToolSuccess);
-    assert!(
-        j.verdicts[0].findings.is_empty(),
-        "{:?}",
-        j.verdicts[0].findings
+    let j = judge(ex, &options).unwrap();
+    assert_eq!(
+        j.verdicts[0].outcome,
+        expect,
+        "{name}: {}",
+        j.verdicts[0].summary()
     );
-
-    let mut g = c.benchmark_group(format!("success_json_{}b", ex.body.len()));
-    g.bench_function("parse", |b| {
-        b.iter(|| black_box(serde_json::from_slice::<Value>(black_box(&ex.body)).unwrap()))
+    let mut g = c.benchmark_group(name);
+    g.bench_function(BenchmarkId::new("parse", ex.body.len()), |b| {
+        b.iter(|| black_box(parse_floor(black_box(ex))))
     });
-    g.bench_function("classify", |b| {
-        b.iter(|| black_box(judge(black_box(&ex), &options).unwrap()))
+    g.bench_function(BenchmarkId::new("classify", ex.body.len()), |b| {
+        b.iter(|| black_box(judge(black_box(ex), &options).unwrap()))
     });
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+fn benches(c: &mut Criterion) {
+    let success = success_1kb();
+    // The hot path: no findings are allocated for a conformant success.
+    let ps = [Protocol::V2026_07_28];
+    let j = judge(
+        &success,
+        &Options {
+            protocols: Some(&ps),
+            table: RuleTable::builtin(),
+        },
+    )
+    .unwrap();
+    assert!(j.verdicts[0].findings.is_empty() && j.verdicts[0].findings.capacity() == 0);
+    pair(c, "success_json_1kb", &success, Outcome::ToolSuccess);
+    pair(
+        c,
+        "success_structured_json_1kb",
+        &success_structured_1kb(),
+        Outcome::ToolSuccess,
+    );
+    pair(c, "tool_error_json", &tool_error(), Outcome::ToolError);
+    pair(
+        c,
+        "jsonrpc_error_json",
+        &jsonrpc_error(),
+        Outcome::JsonrpcError,
+    );
+    pair(
+        c,
+        "input_required_json",
+        &input_required(),
+        Outcome::InputRequired,
+    );
+    pair(c, "image_json_100kb", &image_100kb(), Outcome::ToolSuccess);
+    pair(c, "sse_progress_3", &sse_progress(), Outcome::ToolSuccess);
+    pair(
+        c,
+        "sse_incomplete",
+        &sse_incomplete(),
+        Outcome::DeliveryUnknown,
+    );
+
+    let corpus = corpus();
+    let mut g = c.benchmark_group("corpus");
+    let n = corpus.len();
+    g.bench_function(BenchmarkId::new("parse", n), |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .map(|(ex, _)| parse_floor(black_box(ex)))
+                .sum::<usize>()
+        })
+    });
+    g.bench_function(BenchmarkId::new("classify", n), |b| {
+        b.iter(|| {
+            corpus
+                .iter()
+                .map(|(ex, revs)| {
+                    let o = Options {
+                        protocols: Some(revs),
+                        table: RuleTable::builtin(),
+                    };
+                    judge(black_box(ex), &o).unwrap().verdicts.len()
+                })
+                .sum::<usize>()
+        })
+    });
+    g.finish();
+}
+
+/// Reads criterion's point estimate (mean, ns) of `group/function/*`.
+fn estimate(group: &str, function: &str) -> Option<f64> {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        PathBuf::from,
+    );
+    let dir = target.join("criterion").join(group).join(function);
+    let sub = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .find(|e| e.path().is_dir())?;
+    let text = std::fs::read_to_string(sub.path().join("new/estimates.json")).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    v.pointer("/mean/point_estimate")?.as_f64()
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    benches(&mut c);
+    c.final_summary();
+    let groups = [
+        "success_json_1kb",
+        "success_structured_json_1kb",
+        "tool_error_json",
+        "jsonrpc_error_json",
+        "input_required_json",
+        "image_json_100kb",
+        "sse_progress_3",
+        "sse_incomplete",
+        "corpus",
+    ];
+    println!("\nclassify / parse, this run:");
+    let mut missed = Vec::new();
+    for g in groups {
+        let (Some(p), Some(k)) = (estimate(g, "parse"), estimate(g, "classify")) else {
+            println!("  {g:<30} (not measured in this run)");
+            continue;
+        };
+        let ratio = k / p;
+        let target = TARGETS.iter().find(|(n, _)| *n == g).map(|(_, t)| *t);
+        let mark = match target {
+            Some(t) if ratio > t => {
+                missed.push(format!("{g}: {ratio:.2}x > {t}x"));
+                format!("  (target {t}x: MISSED)")
+            }
+            Some(t) => format!("  (target {t}x: ok)"),
+            None => String::new(),
+        };
+        println!(
+            "  {g:<30} {ratio:>6.2}x   parse {:>10.1} ns, classify {:>10.1} ns{mark}",
+            p, k
+        );
+    }
+    if !missed.is_empty() && std::env::var_os("MCP_VERDICT_BENCH_GATE").is_some() {
+        eprintln!("benchmark gate failed: {}", missed.join("; "));
+        std::process::exit(1);
+    }
+}

@@ -318,7 +318,9 @@ pub(super) fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
+/// Hits for the notifications on the stream whose method is (`listed`) or is not (`!listed`)
+/// one of `names`.
+fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -328,11 +330,11 @@ pub(super) fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
         .filter(|m| matches!(m.kind, MessageKind::Notification))
         .filter_map(|m| {
             let method = m.method()?;
-            p.names.iter().any(|n| n == method).then(|| {
+            (names.iter().any(|n| n == method) == listed).then(|| {
                 Hit::in_event(
                     m.event,
                     "/method",
-                    format!("event {}: `{method}` on the response stream", m.event),
+                    format!("event {}: `{method}` {what}", m.event),
                 )
             })
         })
@@ -340,29 +342,12 @@ pub(super) fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
+pub(super) fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
+    notifications_by_name(cx, &p.names, true, "on the response stream")
+}
+
 pub(super) fn sse_unrelated_notification(cx: &Cx<'_>, p: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
-        return Eval::NotApplicable;
-    };
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Notification))
-        .filter_map(|m| {
-            let method = m.method()?;
-            (!p.names.iter().any(|n| n == method)).then(|| {
-                Hit::in_event(
-                    m.event,
-                    "/method",
-                    format!(
-                        "event {}: `{method}` does not relate to this request",
-                        m.event
-                    ),
-                )
-            })
-        })
-        .collect();
-    Eval::from_hits(hits)
+    notifications_by_name(cx, &p.names, false, "does not relate to this request")
 }
 
 pub(super) fn sse_accel_buffering(cx: &Cx<'_>, _: &Params) -> Eval {

@@ -3,13 +3,14 @@
 use super::{Eval, Params};
 use crate::engine::excerpt;
 use crate::engine::{Body, Cx, Media};
+use crate::model::reason_phrase;
 
 pub(super) fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
     let s = cx.an.status();
     if cx.an.is_2xx() {
         Eval::Pass
     } else {
-        Eval::hit("", format!("HTTP status {s} {}", reason(s)))
+        Eval::hit("", format!("HTTP status {s} {}", reason_phrase(s)))
     }
 }
 
@@ -78,7 +79,7 @@ pub(super) fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
             format!(
                 "HTTP {} {} with an empty body answered a request: the request was accepted but no JSON-RPC response was delivered",
                 cx.an.status(),
-                reason(cx.an.status())
+                reason_phrase(cx.an.status())
             ),
         )
     } else {
@@ -148,37 +149,5 @@ pub(super) fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
                 problems.join(" and ")
             ),
         )
-    }
-}
-
-/// The reason phrase of common status codes.
-pub(crate) fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        204 => "No Content",
-        301 => "Moved Permanently",
-        302 => "Found",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        413 => "Content Too Large",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Content",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "",
     }
 }

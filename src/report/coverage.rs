@@ -74,13 +74,7 @@ impl Coverage {
 /// Computes coverage from judged files (files not judged contribute nothing). Every rule active
 /// in a judged revision is listed, since every verdict evaluates every active rule.
 pub fn coverage(files: &[FileResult]) -> Coverage {
-    let mut revisions: Vec<Protocol> = files
-        .iter()
-        .flat_map(|f| f.results.iter().map(|r| r.protocol))
-        .collect();
-    revisions.sort();
-    revisions.dedup();
-    let revisions = revisions
+    let revisions = super::judged_revisions(files)
         .into_iter()
         .map(|p| {
             let mut rules: Vec<RuleCoverage> = Vec::new();

@@ -574,3 +574,14 @@ pub(crate) fn rule_counts(
     }
     m
 }
+
+/// The revisions any file was judged under, oldest first.
+pub(crate) fn judged_revisions(files: &[FileResult]) -> Vec<Protocol> {
+    let mut revisions: Vec<Protocol> = files
+        .iter()
+        .flat_map(|f| f.results.iter().map(|r| r.protocol))
+        .collect();
+    revisions.sort();
+    revisions.dedup();
+    revisions
+}

@@ -252,13 +252,7 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
 
 /// Applies the baseline and computes conformance over judged files.
 fn assemble(files: Vec<FileResult>, options: &CheckOptions<'_>) -> CheckRun {
-    let mut revisions: Vec<Protocol> = files
-        .iter()
-        .flat_map(|f| f.results.iter().map(|r| r.protocol))
-        .collect();
-    revisions.sort();
-    revisions.dedup();
-    let conformance = revisions
+    let conformance = super::judged_revisions(&files)
         .into_iter()
         .map(|p| conformance_of(&files, p, options.table))
         .collect();

@@ -203,51 +203,13 @@ pub(crate) fn is_timeout(e: &io::Error) -> bool {
     )
 }
 
-/// Reason phrase for a status code.
-pub(crate) fn reason(status: u16) -> &'static str {
-    match status {
-        100 => "Continue",
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        204 => "No Content",
-        301 => "Moved Permanently",
-        302 => "Found",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        406 => "Not Acceptable",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        410 => "Gone",
-        411 => "Length Required",
-        413 => "Content Too Large",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Content",
-        429 => "Too Many Requests",
-        431 => "Request Header Fields Too Large",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => match status / 100 {
-            2 => "Success",
-            3 => "Redirection",
-            4 => "Client Error",
-            _ => "Server Error",
-        },
-    }
-}
-
 /// Bytes of a response head: status line, the given headers, blank line.
 pub(crate) fn head_bytes(status: u16, headers: &[(String, String)]) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {status} {}\r\n", reason(status)).into_bytes();
+    let mut out = format!(
+        "HTTP/1.1 {status} {}\r\n",
+        crate::model::reason_phrase(status)
+    )
+    .into_bytes();
     for (k, v) in headers {
         out.extend_from_slice(k.as_bytes());
         out.extend_from_slice(b": ");
