@@ -147,6 +147,60 @@ impl DiagRecord {
     }
 }
 
+/// The diagnostic record of one judged exchange (side `probe`, one POST): client and method
+/// from the recorded request, statuses, media type and stream facts from the response, and
+/// the verdict's outcome and retry advice (default policy). Error messages are sanitised.
+pub fn record(
+    ex: &crate::exchange::Exchange,
+    verdict: &crate::engine::Verdict<'_>,
+    side: Side,
+) -> DiagRecord {
+    use crate::exchange::BodyEnd;
+    let f = &verdict.facts;
+    let mut r = DiagRecord::new(side);
+    let info = ex
+        .request
+        .body
+        .as_ref()
+        .and_then(|b| b.pointer("/params/_meta/io.modelcontextprotocol~1clientInfo"));
+    r.client = info.and_then(|i| {
+        let name = i.get("name")?.as_str()?;
+        let version = i.get("version").and_then(Value::as_str).unwrap_or("?");
+        Some(sanitize(&format!("{name}@{version}")))
+    });
+    r.protocol_version = Some(verdict.protocol.to_string());
+    r.method = f.request_method.as_deref().map(str::to_string);
+    r.post_count = 1;
+    r.http_statuses = vec![f.http_status];
+    r.content_type = ex.response_headers.get("content-type").map(str::to_string);
+    r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
+    r.final_response = match &f.stream {
+        Some(s) => s.final_response,
+        None => (200..300).contains(&f.http_status) && f.response_id.is_some(),
+    };
+    r.stream_end = match ex.end {
+        BodyEnd::Reset => StreamEnd::Reset,
+        BodyEnd::Timeout => StreamEnd::Timeout,
+        BodyEnd::Complete if f.stream.is_some() && !r.final_response => StreamEnd::Eof,
+        BodyEnd::Complete => StreamEnd::Complete,
+    };
+    r.jsonrpc.id = f.request_id.clone();
+    if let Some(e) = &f.error {
+        r.jsonrpc.error_code = e.code;
+        r.jsonrpc.error_message = e.message.as_deref().map(sanitize);
+    }
+    r.result_type = f
+        .result_type
+        .as_ref()
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    r.outcome = Some(verdict.outcome.to_string());
+    r.retry_advice =
+        serde_json::to_value(verdict.retry_advice(&crate::retry::RetryPolicy::default())).ok();
+    r.retry_origin = RetryOrigin::None;
+    r
+}
+
 /// The current time as RFC 3339 UTC with millisecond precision.
 pub fn now_rfc3339() -> String {
     let dur = SystemTime::now()

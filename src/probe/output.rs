@@ -10,12 +10,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
-use crate::diag::{DiagRecord, RetryOrigin, Side, StreamEnd, sanitize, sanitize_value};
+use crate::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::engine::JudgementOut;
 use crate::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 use crate::protocol::Protocol;
 use crate::render::{self, Style};
-use crate::retry::RetryPolicy;
 
 /// The `probe --format json` document.
 #[derive(Debug, Clone, Serialize)]
@@ -125,7 +124,7 @@ impl ProbeReport {
     pub fn diag_records(&self) -> Vec<DiagRecord> {
         self.runs
             .iter()
-            .flat_map(|r| r.exchanges.iter().map(move |x| diag_record(r.protocol, x)))
+            .flat_map(|r| r.exchanges.iter().map(diag_record))
             .collect()
     }
 
@@ -271,49 +270,15 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
     }
 }
 
-fn diag_record(p: Protocol, x: &CallExchange) -> DiagRecord {
-    let v = x.verdict();
-    let f = &v.facts;
-    let mut r = DiagRecord::new(Side::Probe);
+fn diag_record(x: &CallExchange) -> DiagRecord {
+    let mut r = crate::diag::record(&x.exchange, x.verdict(), Side::Probe);
     r.client = Some(sanitize(&format!(
         "{}@{}",
         super::CLIENT_NAME,
         env!("CARGO_PKG_VERSION")
     )));
-    r.protocol_version = Some(p.to_string());
-    r.method = Some("tools/call".into());
     r.post_count = u64::from(x.call_posts);
     r.http_statuses = x.call_statuses.clone();
-    r.content_type = x
-        .exchange
-        .response_headers
-        .get("content-type")
-        .map(str::to_string);
-    r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
-    r.final_response = match &f.stream {
-        Some(s) => s.final_response,
-        None => (200..300).contains(&f.http_status) && f.response_id.is_some(),
-    };
-    r.stream_end = match x.exchange.end {
-        BodyEnd::Reset => StreamEnd::Reset,
-        BodyEnd::Timeout => StreamEnd::Timeout,
-        BodyEnd::Complete if f.stream.is_some() && !r.final_response => StreamEnd::Eof,
-        BodyEnd::Complete => StreamEnd::Complete,
-    };
-    r.jsonrpc.id = f.request_id.clone();
-    if let Some(e) = &f.error {
-        r.jsonrpc.error_code = e.code;
-        r.jsonrpc.error_message = e.message.as_deref().map(sanitize);
-    }
-    r.result_type = f
-        .result_type
-        .as_ref()
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    r.outcome = Some(v.outcome.to_string());
-    // The same advice the verdict's output carries (default retry policy).
-    r.retry_advice = serde_json::to_value(v.retry_advice(&RetryPolicy::default())).ok();
-    r.retry_origin = RetryOrigin::None;
     r
 }
 
