@@ -66,8 +66,11 @@ pub(super) fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
             )),
             (Some(h), Some(n)) => {
                 let h = h.trim();
-                let decoded = decode_sentinel(h).unwrap_or_else(|| h.to_string());
-                if decoded != n {
+                let same = match decode_sentinel(h) {
+                    Some(decoded) => decoded == n,
+                    None => h == n,
+                };
+                if !same {
                     hits.push(Hit::new(
                         "",
                         format!(

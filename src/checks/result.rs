@@ -217,30 +217,38 @@ pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-/// Whether a `_meta` key follows the key-name format of the base protocol.
+/// Whether a `_meta` key follows the key-name format of the base protocol: an optional prefix
+/// of dot-separated labels (a letter first, a letter or digit last, letters, digits and `-`
+/// between) ending in `/`, then a name that is empty or starts and ends alphanumerically with
+/// letters, digits, `-`, `_` and `.` between. Keys are read byte by byte, once.
 pub(crate) fn valid_meta_key(key: &str) -> bool {
-    let (prefix, name) = match key.rfind('/') {
-        Some(i) => (Some(&key[..i]), &key[i + 1..]),
-        None => (None, key),
+    let b = key.as_bytes();
+    let (prefix, name) = match b.iter().rposition(|&c| c == b'/') {
+        Some(i) => (Some(&b[..i]), &b[i + 1..]),
+        None => (None, b),
     };
     if let Some(prefix) = prefix {
-        let labels_ok = prefix.split('.').all(|label| {
-            let b = label.as_bytes();
-            !b.is_empty()
-                && b[0].is_ascii_alphabetic()
-                && b[b.len() - 1].is_ascii_alphanumeric()
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-        });
-        if !labels_ok {
+        let ok = prefix.split(|&c| c == b'.').all(|label| {
+            matches!(label, [first, .., last] if first.is_ascii_alphabetic() && last.is_ascii_alphanumeric())
+                || matches!(label, [only] if only.is_ascii_alphabetic())
+        }) && prefix
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.');
+        if !ok {
             return false;
         }
     }
-    let b = name.as_bytes();
-    b.is_empty()
-        || (b[0].is_ascii_alphanumeric()
-            && b[b.len() - 1].is_ascii_alphanumeric()
-            && b.iter()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')))
+    match name {
+        [] => true,
+        [only] => only.is_ascii_alphanumeric(),
+        [first, middle @ .., last] => {
+            first.is_ascii_alphanumeric()
+                && last.is_ascii_alphanumeric()
+                && middle
+                    .iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        }
+    }
 }
 
 pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {

@@ -79,9 +79,13 @@ pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
 
 /// Judges an exchange under the selected revisions.
 pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, JudgeError> {
-    let protocols = match options.protocols {
-        Some(ps) if !ps.is_empty() => ps.to_vec(),
-        _ => revisions_of(ex)?,
+    let from_exchange;
+    let protocols: &[Protocol] = match options.protocols {
+        Some(ps) if !ps.is_empty() => ps,
+        _ => {
+            from_exchange = revisions_of(ex)?;
+            &from_exchange
+        }
     };
     let analysis = Analysis::new(ex);
     let verdicts: Vec<Verdict<'t>> = protocols
@@ -99,9 +103,24 @@ pub fn evaluate<'t>(
 ) -> Verdict<'t> {
     let cx = Cx::new(analysis, protocol, table);
     let actives = table.active(protocol);
-    let evals = actives
+    let evals = table
+        .plan(protocol)
         .iter()
-        .map(|active| (table.rule_of(active).check.run)(&cx, &active.params));
+        .zip(actives)
+        .map(|(step, active)| {
+            if step.needs.met_by(cx.have) {
+                (step.run)(&cx, &active.params)
+            } else {
+                // Fast path: the check could only say "not applicable"; debug builds make sure.
+                debug_assert_eq!(
+                    (step.run)(&cx, &active.params),
+                    Eval::NotApplicable,
+                    "check `{}` applies without what it declares it needs",
+                    table.rule_of(active).check.name
+                );
+                Eval::NotApplicable
+            }
+        });
     Verdict::assemble(&cx, table, actives, evals)
 }
 
@@ -141,6 +160,8 @@ pub struct Cx<'a> {
     message: Option<&'a Map<String, Value>>,
     result: Option<&'a Value>,
     error: Option<&'a Value>,
+    /// The parts of the exchange present (for skipping checks that cannot apply).
+    have: crate::checks::Needs,
 }
 
 /// One schema error, routed to the rule that claims it.
@@ -166,6 +187,19 @@ impl<'a> Cx<'a> {
             .filter(|_| error.is_none())
             .and_then(|m| m.get("result"));
         let kind = classify_result(an, result, profile);
+        use crate::checks::Needs;
+        let have = [
+            (an.req.body.is_some(), Needs::REQUEST),
+            (message.is_some(), Needs::MESSAGE),
+            (error.is_some(), Needs::ERROR),
+            (result.is_some(), Needs::RESULT),
+            (kind == ResultKind::InputRequired, Needs::INPUT_REQUIRED),
+            (an.stream().is_some(), Needs::STREAM),
+            (an.req.is_notification, Needs::NOTIFICATION),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .fold(Needs::NONE, |acc, (_, n)| acc.union(n));
         Cx {
             an,
             protocol,
@@ -179,6 +213,7 @@ impl<'a> Cx<'a> {
             message,
             result,
             error,
+            have,
         }
     }
 

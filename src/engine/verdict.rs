@@ -214,10 +214,25 @@ pub struct ErrorFacts {
 
 /// Reads the facts of an analysed exchange under a revision.
 pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Facts {
-    let ex = an.ex;
     let msg = an.message();
-    let result = an.result().and_then(Value::as_object);
-    let error = an.error().map(|e| {
+    let error = msg.and_then(|m| m.get("error"));
+    let result = msg
+        .filter(|_| error.is_none())
+        .and_then(|m| m.get("result"))
+        .and_then(Value::as_object);
+    facts_of(an, msg, result, error, table, protocol)
+}
+
+fn facts_of(
+    an: &Analysis<'_>,
+    msg: Option<&serde_json::Map<String, Value>>,
+    result: Option<&serde_json::Map<String, Value>>,
+    error: Option<&Value>,
+    table: &RuleTable,
+    protocol: Protocol,
+) -> Facts {
+    let ex = an.ex;
+    let error = error.map(|e| {
         let code = e.get("code").and_then(super::analysis::as_integer);
         ErrorFacts {
             code,
@@ -397,7 +412,14 @@ impl<'t> Verdict<'t> {
             defaults,
             findings,
             evaluations,
-            facts: facts_for(cx.an, table, cx.protocol),
+            facts: facts_of(
+                cx.an,
+                cx.message(),
+                cx.result().and_then(Value::as_object),
+                cx.error(),
+                table,
+                cx.protocol,
+            ),
             notes,
             detail,
             retry: crate::retry::RetryContext::of(cx.an.ex),

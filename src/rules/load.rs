@@ -475,7 +475,11 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                         .members
                         .push((index, schema.patterns.clone(), schema.keywords.clone()));
                 }
+                let needs = params
+                    .at
+                    .map_or(check.needs, |t| check.needs.union(t.needs()));
                 list.push(Active {
+                    needs,
                     rule: rule_index,
                     protocol: p,
                     level: v.level,
@@ -511,11 +515,25 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
         }
     }
 
+    let plans = active
+        .iter()
+        .map(|(p, list)| {
+            let steps = list
+                .iter()
+                .map(|a| super::Step {
+                    run: rules[a.rule].check.run,
+                    needs: a.needs,
+                })
+                .collect();
+            (*p, steps)
+        })
+        .collect();
     Ok(RuleTable {
         rules,
         active,
         profiles,
         groups,
+        plans,
     })
 }
 

@@ -86,6 +86,9 @@ pub struct Active {
     pub cite: Cite,
     /// Check parameters under this revision.
     pub params: Params,
+    /// What the exchange must have for the check to apply (the check's own needs plus its
+    /// schema target's).
+    pub needs: crate::checks::Needs,
 }
 
 /// Data that differs between revisions and is not a rule.
@@ -110,6 +113,19 @@ pub struct RuleTable {
     profiles: BTreeMap<Protocol, RevisionProfile>,
     /// Schema groups per revision: each (definition, target) validated once per exchange.
     groups: BTreeMap<Protocol, Vec<SchemaGroup>>,
+    /// Per revision, what the engine runs for each active rule, packed small so that one pass
+    /// over the table stays in cache (an `Active` with its parameters and citation is large).
+    plans: BTreeMap<Protocol, Vec<Step>>,
+}
+
+/// One step of a revision's evaluation plan: the check to run for the active rule at the
+/// same index, and what the exchange must have for it to apply.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// The check.
+    pub run: fn(&crate::engine::Cx<'_>, &crate::checks::Params) -> crate::checks::Eval,
+    /// What it needs.
+    pub needs: crate::checks::Needs,
 }
 
 /// Rules that share one schema validation, and how its errors are routed among them.
@@ -207,6 +223,11 @@ impl RuleTable {
         self.profiles
             .get(&protocol)
             .expect("load() guarantees a profile per revision")
+    }
+
+    /// The revision's evaluation plan, parallel to [`RuleTable::active`].
+    pub fn plan(&self, protocol: Protocol) -> &[Step] {
+        self.plans.get(&protocol).map_or(&[], Vec::as_slice)
     }
 
     /// The revision's schema groups.
