@@ -1,0 +1,136 @@
+// Turns the rows of benches/compare/run.sh (results.jsonl: one line per side, row and round)
+// into the Markdown report: medians over rounds, ratios, and the machine it ran on.
+//
+//   node benches/compare/report.mjs RESULTS EXCHANGES INSTANCES   (machine facts from MACHINE_* env)
+
+import { readFileSync } from 'node:fs';
+
+const [resultsFile, exchangesFile, instancesFile] = process.argv.slice(2);
+const readJsonl = f => readFileSync(f, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l));
+const rows = readJsonl(resultsFile);
+const exchanges = readJsonl(exchangesFile);
+const instances = readJsonl(instancesFile);
+const env = process.env;
+
+// (side, name) -> { rates: [...], result }
+const by = new Map();
+for (const r of rows) {
+  const k = `${r.side}\u0000${r.name}`;
+  const e = by.get(k) ?? { rates: [], result: r.result };
+  e.rates.push(...r.rates);
+  by.set(k, e);
+}
+const median = xs => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function get(side, name) {
+  const e = by.get(`${side}\u0000${name}`);
+  if (!e) return null;
+  const med = median(e.rates);
+  return {
+    rate: med,
+    ns: 1e9 / med,
+    spread: (Math.max(...e.rates) - Math.min(...e.rates)) / med,
+    n: e.rates.length,
+    result: e.result,
+  };
+}
+const fmtRate = x => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M` : x >= 1e3 ? `${(x / 1e3).toFixed(1)} k` : x.toFixed(0));
+const fmtNs = x => (x >= 1e4 ? `${(x / 1e3).toFixed(1)} µs` : x >= 1e3 ? `${(x / 1e3).toFixed(2)} µs` : `${x.toFixed(0)} ns`);
+const fmtRatio = x => (x >= 10 ? `${x.toFixed(0)}×` : `${x.toFixed(2)}×`);
+const pct = x => `±${((x * 100) / 2).toFixed(0)}%`;
+const cell = m => (m ? `${fmtRate(m.rate)}/s | ${fmtNs(m.ns)} | ${pct(m.spread)}` : 'n/a | n/a | n/a');
+
+const out = [];
+const p = s => out.push(s);
+const nEx = exchanges.length;
+const nSeed = exchanges.filter(e => e.name.startsWith('seed:')).length;
+const nInst = instances.length;
+
+p(`### mcp-verdict vs. the seed classifier and ajv`);
+p('');
+p(`Observed ${env.MACHINE_DATE ?? '?'} on ${env.MACHINE_CPU ?? '?'} (${env.MACHINE_CORES ?? '?'} cores), ` +
+  `load average ${env.MACHINE_LOAD ?? '?'}; Node ${env.MACHINE_NODE ?? '?'}, ${env.MACHINE_RUSTC ?? '?'}, ajv ${env.MACHINE_AJV ?? '?'}. ` +
+  `Each figure is the median of ${env.COMPARE_RUNS ?? '?'} rounds of at least ${env.COMPARE_MIN_MS ?? '?'} ms; ` +
+  `± is half the min–max spread of the rounds. Reproduce: \`benches/compare/run.sh\`.`);
+p('');
+
+// --- headline ------------------------------------------------------------------------------
+const seedAll = get('seed', 'all');
+const seedSeed = get('seed', 'seed-cases');
+const ajvAll = get('ajv', 'all');
+const ajvParse = get('ajv+parse', 'all');
+const ratio = (a, b) => (a && b ? fmtRatio(a.rate / b.rate) : 'n/a');
+p('| peer | what it does per exchange / instance | throughput | per op | ± | mcp-verdict speedup |');
+p('|---|---|---:|---:|---:|---:|');
+p(`| **Exchanges** (${nEx} types, equal mix) | | | | | |`);
+p(`| seed \`classifyToolCall\` (Node) | \`JSON.parse\` of the body + envelope and result shape checks; returns layer and outcome | ${cell(seedAll)} | 1× (baseline) |`);
+const vAll = get('verdict', 'all');
+p(`| mcp-verdict \`judge\`, 2026-07-28 (Rust, release) | parse the body + every active rule of the revision (transport, framing, envelope, result, content, MRTR, schema validation of the result), verdict with deciding rule, cites, findings, retry context | ${cell(vAll)} | ${ratio(vAll, seedAll)} |`);
+const vBoth = get('verdict-both', 'all');
+p(`| mcp-verdict \`judge\`, both revisions | the same, one parse, two verdicts (2025-11-25 and 2026-07-28) | ${cell(vBoth)} | ${ratio(vBoth, seedAll)} |`);
+const vJson = get('verdict+json', 'all');
+p(`| mcp-verdict \`judge\` + JSON output | what \`classify --format json\` does per exchange: judge, then cites with URLs and quotes, findings, retry advice, serialized | ${cell(vJson)} | ${ratio(vJson, seedAll)} |`);
+const jp = get('node-parse-only', 'all');
+const sp = get('serde-parse-only', 'all');
+p(`| *reference:* \`JSON.parse\` alone (Node) | the body parse, nothing else: the floor under the seed classifier | ${cell(jp)} | — |`);
+p(`| *reference:* \`serde_json::from_slice\` alone (Rust) | the body parse into a \`Value\`, nothing else: the floor under \`judge\` | ${cell(sp)} | — |`);
+p(`| **The seed's ${nSeed} cases only** | | | | | |`);
+p(`| seed \`classifyToolCall\` | as above | ${cell(seedSeed)} | 1× |`);
+const vSeed = get('verdict', 'seed-cases');
+p(`| mcp-verdict \`judge\`, 2026-07-28 | as above | ${cell(vSeed)} | ${ratio(vSeed, seedSeed)} |`);
+p(`| **CallToolResult instances** (${nInst}, equal mix) | | | | | |`);
+p(`| ajv \`validate\` (Node), official schema | \`Ajv2020\`, \`#/$defs/CallToolResult\` of the official 2026-07-28 \`schema.json\`, compiled once, \`strict: false\`, formats off; instance pre-parsed | ${cell(ajvAll)} | 1× (baseline) |`);
+const sAll = get('verdict-schema', 'all');
+p(`| mcp-verdict schema path | the compiled \`CallToolResult\` validator \`judge\` uses (project's 2026-07-28 schema, \`byte\` and \`uri\` formats asserted), \`is_valid\`; instance pre-parsed | ${cell(sAll)} | ${ratio(sAll, ajvAll)} |`);
+const oAll = get('jsonschema-official', 'all');
+p(`| jsonschema crate, official schema | the official \`schema.json\` as ajv gets it, compiled by the crate mcp-verdict uses, formats off, \`is_valid\`; pre-parsed | ${cell(oAll)} | ${ratio(oAll, ajvAll)} |`);
+p(`| ajv \`JSON.parse\` + \`validate\` | as ajv above, parsing the instance text each time | ${cell(ajvParse)} | 1× (baseline) |`);
+const spAll = get('verdict-schema+parse', 'all');
+p(`| mcp-verdict parse + schema path | \`serde_json\` parse of the instance text + the schema path above | ${cell(spAll)} | ${ratio(spAll, ajvParse)} |`);
+p('');
+const verdictVsSeed = vAll && seedAll ? vAll.rate / seedAll.rate : NaN;
+const schemaVsAjv = sAll && ajvAll ? sAll.rate / ajvAll.rate : NaN;
+p(`Targets: at least 10× the seed classifier's throughput: **${verdictVsSeed >= 10 ? 'met' : 'missed'}** ` +
+  `(${verdictVsSeed.toFixed(2)}× on the ${nEx}-type mix). Faster per instance than ajv: ` +
+  `**${schemaVsAjv > 1 ? 'met' : 'missed'}** (${schemaVsAjv.toFixed(2)}× on pre-parsed instances).`);
+p('');
+
+// --- per exchange ----------------------------------------------------------------------------
+p('Per exchange type (2026-07-28):');
+p('');
+p('| exchange | status | body bytes | seed outcome | seed | mcp-verdict outcome | mcp-verdict | speedup |');
+p('|---|---:|---:|---|---:|---|---:|---:|');
+for (const e of exchanges) {
+  const s = get('seed', e.name);
+  const v = get('verdict', e.name);
+  const differs = s && v && s.result !== v.result ? ' ≠' : '';
+  p(`| ${e.name} | ${e.response.status} | ${Buffer.byteLength(e.response.body)} | ${s?.result ?? '?'} | ` +
+    `${s ? fmtNs(s.ns) : 'n/a'} | ${v?.result ?? '?'}${differs} | ${v ? fmtNs(v.ns) : 'n/a'} | ${ratio(v, s)} |`);
+}
+p('');
+
+// --- per instance ------------------------------------------------------------------------------
+p('Per CallToolResult instance (pre-parsed):');
+p('');
+p('| instance | bytes | ajv | ajv time | mcp-verdict schema | time | jsonschema, official | time | speedup vs ajv |');
+p('|---|---:|---|---:|---|---:|---|---:|---:|');
+for (const i of instances) {
+  const a = get('ajv', i.name);
+  const s = get('verdict-schema', i.name);
+  const o = get('jsonschema-official', i.name);
+  p(`| ${i.name} | ${Buffer.byteLength(i.text)} | ${a?.result ?? '?'} | ${a ? fmtNs(a.ns) : 'n/a'} | ` +
+    `${s?.result ?? '?'} | ${s ? fmtNs(s.ns) : 'n/a'} | ${o?.result ?? '?'} | ${o ? fmtNs(o.ns) : 'n/a'} | ${ratio(s, a)} |`);
+}
+p('');
+const disagree = instances.filter(i => {
+  const rs = ['ajv', 'verdict-schema', 'jsonschema-official'].map(side => get(side, i.name)?.result);
+  return new Set(rs).size > 1;
+});
+if (disagree.length) {
+  p(`Validators disagree on: ${disagree.map(i => i.name).join(', ')}.`);
+  p('');
+}
+console.log(out.join('\n'));
