@@ -62,3 +62,37 @@ fn one_precise_finding_per_broken_block(
     assert_eq!((r.as_str(), p.as_str()), (rule, pointer), "{m}");
     assert!(m.contains(says), "{m:?} does not say {says:?}");
 }
+
+#[test]
+fn an_input_request_without_method_is_reported_at_its_method() {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required",
+        "inputRequests": {"a": {"params": {}}}, "requestState": "s"}});
+    let ex = Exchange::new(
+        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}})),
+        200,
+        Headers::new([("Content-Type", "application/json")]),
+        serde_json::to_vec(&body).unwrap(),
+    );
+    let ps = [Protocol::V2026_07_28];
+    let j = judge(
+        &ex,
+        &Options {
+            protocols: Some(&ps),
+            table: RuleTable::builtin(),
+        },
+    )
+    .unwrap();
+    let f: Vec<(&str, &str)> = j.verdicts[0]
+        .findings
+        .iter()
+        .filter(|f| f.rule.id.starts_with("mrtr."))
+        .map(|f| (f.rule.id.as_str(), f.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        f,
+        vec![(
+            "mrtr.irr.input-request-types",
+            "/result/inputRequests/a/method"
+        )]
+    );
+}

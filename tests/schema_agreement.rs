@@ -1540,13 +1540,8 @@ proptest! {
 /// `anyOf` so the validator can dispatch on its `type` constant quickly; the engine turns its
 /// union errors into member-level ones, tested in `tests/engine_schema_errors.rs`.)
 #[rstest]
-#[case::embedded_roots_without_method(
-    Rev::R2026, "InputRequiredResult",
-    json!({"resultType": "input_required", "inputRequests": {"a": {"params": {}}}}),
-    "/inputRequests/a", "\"method\" is a required property"
-)]
 #[case::url_elicitation_without_url(
-    Rev::R2026, "InputRequest",
+    Rev::R2026, "ElicitRequest",
     json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m"}}),
     "/params", "\"url\" is a required property"
 )]

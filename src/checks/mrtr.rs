@@ -96,17 +96,11 @@ pub(super) fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(text) = cx.an.message_text() else {
         return Eval::NotApplicable;
     };
-    let dups = crate::jsondup::duplicate_keys(text);
-    let hits: Vec<Hit> = dups
+    let hits: Vec<Hit> = crate::jsondup::duplicate_keys_at(text, &["result", "inputRequests"])
         .into_iter()
-        .filter(|d| {
-            d.strip_prefix("/result/inputRequests/")
-                .is_some_and(|rest| !rest.contains('/'))
-        })
-        .map(|d| {
-            let key = d.rsplit('/').next().unwrap_or("").to_string();
+        .map(|key| {
             Hit::new(
-                d.clone(),
+                format!("/result/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
                 format!("`inputRequests` repeats the key \"{key}\"; most JSON parsers silently keep only the last one"),
             )
         })
