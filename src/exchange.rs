@@ -359,9 +359,16 @@ impl ExchangeFile {
         })
     }
 
-    /// Turns the file into the exchange the engine judges, decoding the body.
+    /// Turns the file into the exchange the engine judges, decoding the body (copies what it
+    /// needs; see [`ExchangeFile::into_exchange`] to move instead).
     pub fn to_exchange(&self) -> Result<Exchange, ExchangeError> {
-        let r = &self.response;
+        self.clone().into_exchange()
+    }
+
+    /// Turns the file into the exchange the engine judges, decoding the body, without copying
+    /// the request or the tool definition.
+    pub fn into_exchange(self) -> Result<Exchange, ExchangeError> {
+        let r = self.response;
         let given = [
             r.body.is_some(),
             r.body_base64.is_some(),
@@ -377,8 +384,8 @@ impl ExchangeFile {
                 message: "response: give only one of `body`, `body_base64` and `body_json`".into(),
             });
         }
-        let body = if let Some(text) = &r.body {
-            text.as_bytes().to_vec()
+        let body = if let Some(text) = r.body {
+            text.into_bytes()
         } else if let Some(b64) = &r.body_base64 {
             base64::engine::general_purpose::STANDARD
                 .decode(b64.trim())
@@ -395,13 +402,13 @@ impl ExchangeFile {
             Vec::new()
         };
         Ok(Exchange {
-            name: self.name.clone(),
-            request: self.request.clone(),
+            name: self.name,
+            request: self.request,
             status: r.status,
-            response_headers: r.headers.clone(),
+            response_headers: r.headers,
             body,
             end: r.end,
-            tool: self.tool.clone(),
+            tool: self.tool,
             protocol: self.protocol.as_ref().map(ProtocolField::revisions),
         })
     }

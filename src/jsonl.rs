@@ -28,6 +28,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -162,6 +163,8 @@ struct BudgetState {
     peak_lines: usize,
     peak_bytes: usize,
     cancelled: bool,
+    /// Whether the reader is waiting for room (only then does a release wake anyone).
+    waiting: bool,
 }
 
 impl Budget {
@@ -172,6 +175,21 @@ impl Budget {
             max_lines: max_lines.max(1),
             max_bytes,
         }
+    }
+
+    /// Takes room for one line of `bytes` if there is some now.
+    fn try_acquire(&self, bytes: usize) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let fits = !s.cancelled
+            && s.lines < self.max_lines
+            && (s.lines == 0 || s.bytes + bytes <= self.max_bytes);
+        if fits {
+            s.lines += 1;
+            s.bytes += bytes;
+            s.peak_lines = s.peak_lines.max(s.lines);
+            s.peak_bytes = s.peak_bytes.max(s.bytes);
+        }
+        fits
     }
 
     /// Waits for room for one line of `bytes`; `false` when the run was cancelled.
@@ -190,16 +208,22 @@ impl Budget {
                 s.peak_bytes = s.peak_bytes.max(s.bytes);
                 return true;
             }
+            s.waiting = true;
             s = self.freed.wait(s).unwrap_or_else(|p| p.into_inner());
+            s.waiting = false;
         }
     }
 
-    fn release(&self, bytes: usize) {
+    /// Gives back the room of `lines` lines holding `bytes` bytes.
+    fn release(&self, lines: usize, bytes: usize) {
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        s.lines -= 1;
+        s.lines -= lines;
         s.bytes -= bytes;
+        let wake = s.waiting;
         drop(s);
-        self.freed.notify_all();
+        if wake {
+            self.freed.notify_all();
+        }
     }
 
     fn cancel(&self) {
@@ -313,7 +337,7 @@ fn judge_line(
             return error_record(line, &format!("{what}: {}", position(&e)));
         }
     };
-    let ex = match file.to_exchange() {
+    let ex = match file.into_exchange() {
         Ok(x) => x,
         Err(e) => return error_record(line, &format!("not an exchange: {}", position(&e))),
     };
@@ -362,15 +386,30 @@ struct ReaderStats {
     blank: usize,
 }
 
+/// Most lines the reader hands to a worker at once. Lines are batched only while workers are
+/// busy (a batch goes out as soon as no earlier batch is waiting), so a slow live stream is
+/// not held back, and a fast one costs few hand-offs between threads.
+const BATCH: usize = 32;
+
 fn read_all<R: BufRead>(
     mut reader: R,
-    jobs: SyncSender<Job>,
+    jobs: SyncSender<Vec<Job>>,
+    queued: &AtomicUsize,
     budget: &Budget,
     max_line: usize,
 ) -> io::Result<ReaderStats> {
     let mut stats = ReaderStats { lines: 0, blank: 0 };
     let mut seq = 0;
     let mut buf = Vec::new();
+    let mut batch: Vec<Job> = Vec::with_capacity(BATCH);
+    let send = |batch: &mut Vec<Job>| -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        queued.fetch_add(1, Ordering::SeqCst);
+        jobs.send(std::mem::replace(batch, Vec::with_capacity(BATCH)))
+            .is_ok()
+    };
     while let Some(len) = read_line_capped(&mut reader, &mut buf, max_line)? {
         stats.lines += 1;
         if stats.lines == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
@@ -388,40 +427,52 @@ fn read_all<R: BufRead>(
             Input::Line(b) => b.len(),
             Input::TooLong(_) => 0,
         };
-        if !budget.acquire(bytes) {
-            break;
+        // Lines held in the batch hold room: hand them on before waiting for more.
+        if !budget.try_acquire(bytes) && (!send(&mut batch) || !budget.acquire(bytes)) {
+            return Ok(stats);
         }
-        let job = Job {
+        batch.push(Job {
             seq,
             line: stats.lines,
             bytes,
             input,
-        };
+        });
         seq += 1;
-        if jobs.send(job).is_err() {
-            break;
+        if (batch.len() >= BATCH || queued.load(Ordering::SeqCst) == 0) && !send(&mut batch) {
+            return Ok(stats);
         }
     }
+    send(&mut batch);
     Ok(stats)
 }
 
-fn work(jobs: &Mutex<Receiver<Job>>, done: SyncSender<Done>, options: &JsonlOptions<'_>) {
+fn work(
+    jobs: &Mutex<Receiver<Vec<Job>>>,
+    queued: &AtomicUsize,
+    done: SyncSender<Vec<Done>>,
+    options: &JsonlOptions<'_>,
+) {
     loop {
-        let job = {
+        let batch = {
             let rx = jobs.lock().unwrap_or_else(|p| p.into_inner());
             rx.recv()
         };
-        let Ok(job) = job else { return };
-        let (status, output) =
-            judge_line(job.line, &job.input, &options.judge, options.max_line_bytes);
-        drop(job.input);
-        let d = Done {
-            seq: job.seq,
-            bytes: job.bytes,
-            status,
-            output,
-        };
-        if done.send(d).is_err() {
+        let Ok(batch) = batch else { return };
+        queued.fetch_sub(1, Ordering::SeqCst);
+        let results: Vec<Done> = batch
+            .into_iter()
+            .map(|job| {
+                let (status, output) =
+                    judge_line(job.line, &job.input, &options.judge, options.max_line_bytes);
+                Done {
+                    seq: job.seq,
+                    bytes: job.bytes,
+                    status,
+                    output,
+                }
+            })
+            .collect();
+        if done.send(results).is_err() {
             return;
         }
     }
@@ -437,8 +488,9 @@ where
 {
     let threads = options.worker_threads();
     let budget = Budget::new(options.max_in_flight, options.max_in_flight_bytes);
-    let (job_tx, job_rx) = mpsc::sync_channel::<Job>(threads * 2);
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(options.max_in_flight.max(1));
+    let (job_tx, job_rx) = mpsc::sync_channel::<Vec<Job>>(threads * 2);
+    let queued = AtomicUsize::new(0);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Vec<Done>>(options.max_in_flight.max(1));
     let job_rx = Arc::new(Mutex::new(job_rx));
     let mut writer = io::BufWriter::with_capacity(64 << 10, writer);
     let mut summary = Summary {
@@ -448,12 +500,13 @@ where
 
     let (read_result, write_result) = std::thread::scope(|s| {
         let budget = &budget;
+        let queued = &queued;
         let reader_thread =
-            s.spawn(move || read_all(reader, job_tx, budget, options.max_line_bytes));
+            s.spawn(move || read_all(reader, job_tx, queued, budget, options.max_line_bytes));
         for _ in 0..threads {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
-            s.spawn(move || work(&rx, tx, options));
+            s.spawn(move || work(&rx, queued, tx, options));
         }
         drop(job_rx);
         drop(done_tx);
@@ -482,7 +535,7 @@ where
 /// The writer: receives results in any order, writes them in input order, gives their room
 /// back, and flushes whenever nothing else is ready (so a live stream is not held back).
 fn write_in_order<W: Write>(
-    done: &Receiver<Done>,
+    done: &Receiver<Vec<Done>>,
     writer: &mut W,
     budget: &Budget,
     summary: &mut Summary,
@@ -490,19 +543,22 @@ fn write_in_order<W: Write>(
     let mut pending: BTreeMap<usize, Done> = BTreeMap::new();
     let mut next = 0usize;
     loop {
-        let d = match done.try_recv() {
-            Ok(d) => d,
+        let batch = match done.try_recv() {
+            Ok(b) => b,
             Err(TryRecvError::Empty) => {
                 writer.flush()?;
                 match done.recv() {
-                    Ok(d) => d,
+                    Ok(b) => b,
                     Err(_) => break,
                 }
             }
             Err(TryRecvError::Disconnected) => break,
         };
-        pending.insert(d.seq, d);
+        for d in batch {
+            pending.insert(d.seq, d);
+        }
         summary.peak_reorder = summary.peak_reorder.max(pending.len());
+        let (mut lines, mut bytes) = (0, 0);
         while let Some(d) = pending.remove(&next) {
             writer.write_all(d.output.as_bytes())?;
             writer.write_all(b"\n")?;
@@ -514,8 +570,12 @@ fn write_in_order<W: Write>(
                 }
                 Status::ErrorRecord => summary.errors += 1,
             }
-            budget.release(d.bytes);
+            lines += 1;
+            bytes += d.bytes;
             next += 1;
+        }
+        if lines > 0 {
+            budget.release(lines, bytes);
         }
     }
     writer.flush()?;
@@ -554,7 +614,7 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| {
                 std::thread::sleep(std::time::Duration::from_millis(20));
-                b.release(8);
+                b.release(1, 8);
             });
             assert!(b.acquire(8));
         });

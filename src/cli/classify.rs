@@ -106,15 +106,13 @@ fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCod
         Ok(x) => x,
         Err(code) => return code,
     };
-    let file = match ExchangeFile::from_slice(&bytes).and_then(|f| f.to_exchange().map(|x| (f, x)))
-    {
-        Ok(fx) => fx,
+    let ex = match ExchangeFile::from_slice(&bytes).and_then(ExchangeFile::into_exchange) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("mcp-verdict: {label}: not a valid exchange file: {e}");
             return ExitCode::from(exit::INPUT);
         }
     };
-    let (_, ex) = file;
     let protocols = protocols_of(&a.protocol);
     let options = Options {
         protocols: protocols.as_deref(),
