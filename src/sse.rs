@@ -83,6 +83,7 @@
 //! assert_eq!(tail.partial_line.unwrap().bytes, b"data: {\"cut");
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// The UTF-8 byte order mark.
@@ -114,7 +115,7 @@ pub struct Event {
     pub index: usize,
     /// The event type: the value of the event's last `event:` line if that
     /// value is non-empty, otherwise `"message"`.
-    pub event_type: String,
+    pub event_type: Cow<'static, str>,
     /// Whether `event_type` came from an `event:` line (`false` when it is the
     /// `"message"` default, including after an `event:` line with an empty
     /// value).
@@ -728,10 +729,11 @@ impl Parser {
             let explicit_type = !b.event_type.is_empty();
             self.events.push(Event {
                 index: self.events.len(),
-                event_type: if explicit_type {
-                    b.event_type.clone()
+                // The usual type is not copied for every event.
+                event_type: if !explicit_type || b.event_type == "message" {
+                    Cow::Borrowed("message")
                 } else {
-                    String::from("message")
+                    Cow::Owned(b.event_type.clone())
                 },
                 explicit_type,
                 data: std::mem::take(&mut b.data),
@@ -970,7 +972,7 @@ mod tests {
         let types: Vec<_> = p
             .events
             .iter()
-            .map(|e| (e.event_type.as_str(), e.explicit_type))
+            .map(|e| (e.event_type.as_ref(), e.explicit_type))
             .collect();
         assert_eq!(
             types,

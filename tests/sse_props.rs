@@ -362,7 +362,7 @@ proptest! {
             .map(|e| {
                 (
                     e.data.clone(),
-                    e.event_type.clone(),
+                    e.event_type.to_string(),
                     e.explicit_type,
                     e.last_event_id.clone(),
                     e.id_field,
