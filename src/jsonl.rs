@@ -410,7 +410,16 @@ fn read_all<R: BufRead>(
         jobs.send(std::mem::replace(batch, Vec::with_capacity(BATCH)))
             .is_ok()
     };
-    while let Some(len) = read_line_capped(&mut reader, &mut buf, max_line)? {
+    loop {
+        let len = match read_line_capped(&mut reader, &mut buf, max_line) {
+            Ok(Some(len)) => len,
+            Ok(None) => break,
+            Err(e) => {
+                // Lines read before the failure are still judged and written.
+                send(&mut batch);
+                return Err(e);
+            }
+        };
         stats.lines += 1;
         if stats.lines == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
             buf.drain(..3);

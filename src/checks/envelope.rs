@@ -14,10 +14,10 @@ fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
 }
 
 pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(m) = response(cx) else {
+    if response(cx).is_none() {
         return Eval::NotApplicable;
-    };
-    match m.get("jsonrpc") {
+    }
+    match cx.members().jsonrpc {
         Some(Value::String(s)) if s == "2.0" => Eval::Pass,
         Some(other) => Eval::hit("/jsonrpc", format!("`jsonrpc` is {other}, not \"2.0\"")),
         None => Eval::hit(
@@ -28,17 +28,18 @@ pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn result_xor_error(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(m) = response(cx) else {
+    if response(cx).is_none() {
         return Eval::NotApplicable;
-    };
-    match (m.contains_key("result"), m.contains_key("error")) {
+    }
+    let mm = cx.members();
+    match (mm.result.is_some(), mm.error.is_some()) {
         (true, false) | (false, true) => Eval::Pass,
         (true, true) => Eval::hit(
             "",
             "the message has both `result` and `error`; a response has exactly one",
         ),
         (false, false) => {
-            let what = match (m.get("method"), m.get("id")) {
+            let what = match (mm.method, mm.id) {
                 (Some(_), Some(_)) => {
                     "a JSON-RPC request (it has `method` and `id`), not a response"
                 }
@@ -55,17 +56,18 @@ fn show_id(v: &Value) -> String {
 }
 
 pub(super) fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(m) = response(cx) else {
+    if response(cx).is_none() {
         return Eval::NotApplicable;
-    };
+    }
     let Some(want) = cx.an.req.id else {
         return Eval::NotApplicable;
     };
-    let is_error = m.contains_key("error") && !m.contains_key("result");
-    if !m.contains_key("result") && !is_error {
+    let mm = cx.members();
+    let is_error = mm.error.is_some() && mm.result.is_none();
+    if mm.result.is_none() && !is_error {
         return Eval::NotApplicable;
     }
-    match m.get("id") {
+    match mm.id {
         // An error response may omit the id (or send null) when the request's id could not
         // be read; `error_id_present` judges that case.
         None | Some(Value::Null) if is_error => Eval::NotApplicable,
@@ -89,13 +91,14 @@ pub(super) fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(m) = response(cx) else {
-        return Eval::NotApplicable;
-    };
-    if !m.contains_key("error") || m.contains_key("result") || cx.an.req.id.is_none() {
+    if response(cx).is_none() {
         return Eval::NotApplicable;
     }
-    match m.get("id") {
+    let mm = cx.members();
+    if mm.error.is_none() || mm.result.is_some() || cx.an.req.id.is_none() {
+        return Eval::NotApplicable;
+    }
+    match mm.id {
         None => Eval::hit(
             "/id",
             "the error response has no `id`, although the request's id was readable",
@@ -110,7 +113,7 @@ pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.message() {
-        Some(m) if m.contains_key("error") => Eval::triggered(),
+        Some(_) if cx.members().error.is_some() => Eval::triggered(),
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
     }

@@ -47,7 +47,7 @@ pub(super) fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     }
     match result_obj(cx) {
-        Some(r) if !r.contains_key("resultType") => Eval::hit(
+        Some(_) if cx.result_members().result_type.is_none() => Eval::hit(
             "/result/resultType",
             "the result has no `resultType`; it is read as \"complete\"",
         ),
@@ -60,14 +60,17 @@ pub(super) fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.profile.result_types.is_none() {
         return Eval::NotApplicable;
     }
-    let Some(r) = result_obj(cx) else {
+    if result_obj(cx).is_none() {
         return Eval::NotApplicable;
-    };
+    }
     if *cx.kind() != ResultKind::Unrecognized {
         return Eval::Pass;
     }
     let known = cx.recognized_result_types().join(", ");
-    let v = r.get("resultType").expect("Unrecognized implies present");
+    let v = cx
+        .result_members()
+        .result_type
+        .expect("Unrecognized implies present");
     let Some(s) = v.as_str() else {
         return Eval::hit(
             "/result/resultType",
@@ -121,7 +124,7 @@ pub(super) fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
-        Some(r) if !r.contains_key("isError") => Eval::triggered(),
+        Some(_) if cx.result_members().is_error.is_none() => Eval::triggered(),
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
     }
@@ -129,7 +132,7 @@ pub(super) fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
-        Some(r) if r.get("isError") == Some(&Value::Bool(true)) => Eval::triggered(),
+        Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::triggered(),
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
     }
@@ -137,20 +140,21 @@ pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
-        Some(r) if r.get("isError") == Some(&Value::Bool(true)) => Eval::Pass,
+        Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::Pass,
         Some(_) => Eval::triggered(),
         None => Eval::NotApplicable,
     }
 }
 
 pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(r) = cx.complete_result() else {
+    if cx.complete_result().is_none() {
+        return Eval::NotApplicable;
+    }
+    let rm = cx.result_members();
+    let Some(sc) = rm.structured_content else {
         return Eval::NotApplicable;
     };
-    let Some(sc) = r.get("structuredContent") else {
-        return Eval::NotApplicable;
-    };
-    let Some(content) = r.get("content").and_then(Value::as_array) else {
+    let Some(content) = rm.content.and_then(Value::as_array) else {
         return Eval::NotApplicable;
     };
     // Only a text whose first character could start the same JSON value is parsed.
@@ -180,10 +184,11 @@ pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(r) = cx.complete_result() else {
+    if cx.complete_result().is_none() {
         return Eval::NotApplicable;
-    };
-    if r.get("isError") == Some(&Value::Bool(true)) {
+    }
+    let rm = cx.result_members();
+    if rm.is_error == Some(&Value::Bool(true)) {
         // Whether an error result must carry conforming structured content is unsettled;
         // like the reference SDKs, do not judge it.
         return Eval::NotApplicable;
@@ -191,7 +196,7 @@ pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(schema) = cx.an.ex.tool.as_ref().and_then(|t| t.get("outputSchema")) else {
         return Eval::NotApplicable;
     };
-    let Some(sc) = r.get("structuredContent") else {
+    let Some(sc) = rm.structured_content else {
         return Eval::hit(
             "/result/structuredContent",
             "the tool declares an outputSchema but the result has no `structuredContent`",
@@ -252,9 +257,9 @@ pub(crate) fn valid_meta_key(key: &str) -> bool {
 }
 
 pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(r) = result_obj(cx) else {
+    if result_obj(cx).is_none() {
         return Eval::NotApplicable;
-    };
+    }
     let mut hits = Vec::new();
     // The location is formatted only for a bad key: this runs on every result.
     let mut scan = |meta: Option<&Value>, block: Option<usize>| {
@@ -269,8 +274,9 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
             }
         }
     };
-    scan(r.get("_meta"), None);
-    if let Some(blocks) = r.get("content").and_then(Value::as_array) {
+    let rm = cx.result_members();
+    scan(rm.meta, None);
+    if let Some(blocks) = rm.content.and_then(Value::as_array) {
         for (i, b) in blocks.iter().enumerate() {
             scan(b.get("_meta"), Some(i));
         }
@@ -279,11 +285,12 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 pub(super) fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(r) = result_obj(cx) else {
+    if result_obj(cx).is_none() {
         return Eval::NotApplicable;
-    };
-    let has = r
-        .get("_meta")
+    }
+    let has = cx
+        .result_members()
+        .meta
         .and_then(Value::as_object)
         .is_some_and(|m| m.contains_key("io.modelcontextprotocol/serverInfo"));
     if has {

@@ -160,8 +160,77 @@ pub struct Cx<'a> {
     message: Option<&'a Map<String, Value>>,
     result: Option<&'a Value>,
     error: Option<&'a Value>,
+    members: MessageMembers<'a>,
+    result_members: ResultMembers<'a>,
     /// The parts of the exchange present (for skipping checks that cannot apply).
     have: crate::checks::Needs,
+}
+
+/// The members of the response message that checks read, found in one pass over it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MessageMembers<'a> {
+    /// `jsonrpc`.
+    pub jsonrpc: Option<&'a Value>,
+    /// `id`.
+    pub id: Option<&'a Value>,
+    /// `result`.
+    pub result: Option<&'a Value>,
+    /// `error`.
+    pub error: Option<&'a Value>,
+    /// `method` (a request or notification where a response was expected).
+    pub method: Option<&'a Value>,
+}
+
+/// The members of a result object that checks read, found in one pass over it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResultMembers<'a> {
+    /// `resultType`.
+    pub result_type: Option<&'a Value>,
+    /// `isError`.
+    pub is_error: Option<&'a Value>,
+    /// `content`.
+    pub content: Option<&'a Value>,
+    /// `structuredContent`.
+    pub structured_content: Option<&'a Value>,
+    /// `_meta`.
+    pub meta: Option<&'a Value>,
+    /// `task` (a 2025-11-25 task handle).
+    pub task: Option<&'a Value>,
+}
+
+impl<'a> MessageMembers<'a> {
+    fn of(m: &'a Map<String, Value>) -> Self {
+        let mut out = MessageMembers::default();
+        for (k, v) in m {
+            match k.as_str() {
+                "jsonrpc" => out.jsonrpc = Some(v),
+                "id" => out.id = Some(v),
+                "result" => out.result = Some(v),
+                "error" => out.error = Some(v),
+                "method" => out.method = Some(v),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+impl<'a> ResultMembers<'a> {
+    fn of(r: &'a Map<String, Value>) -> Self {
+        let mut out = ResultMembers::default();
+        for (k, v) in r {
+            match k.as_str() {
+                "resultType" => out.result_type = Some(v),
+                "isError" => out.is_error = Some(v),
+                "content" => out.content = Some(v),
+                "structuredContent" => out.structured_content = Some(v),
+                "_meta" => out.meta = Some(v),
+                "task" => out.task = Some(v),
+                _ => {}
+            }
+        }
+        out
+    }
 }
 
 /// One schema error, routed to the rule that claims it.
@@ -182,11 +251,14 @@ impl<'a> Cx<'a> {
         let profile = table.profile(protocol);
         // Read the message's parts once; checks ask for them many times.
         let message = an.message();
-        let error = message.and_then(|m| m.get("error"));
-        let result = message
-            .filter(|_| error.is_none())
-            .and_then(|m| m.get("result"));
-        let kind = classify_result(an, result, profile);
+        let members = message.map(MessageMembers::of).unwrap_or_default();
+        let error = members.error;
+        let result = members.result.filter(|_| error.is_none());
+        let result_members = result
+            .and_then(Value::as_object)
+            .map(ResultMembers::of)
+            .unwrap_or_default();
+        let kind = classify_result(an, result, &result_members, profile);
         use crate::checks::Needs;
         let have = [
             (an.req.body.is_some(), Needs::REQUEST),
@@ -213,8 +285,20 @@ impl<'a> Cx<'a> {
             message,
             result,
             error,
+            members,
+            result_members,
             have,
         }
+    }
+
+    /// The response message's members.
+    pub fn members(&self) -> &MessageMembers<'a> {
+        &self.members
+    }
+
+    /// The result's members (all `None` when there is no result object).
+    pub fn result_members(&self) -> &ResultMembers<'a> {
+        &self.result_members
     }
 
     /// The response message (see [`Analysis::message`]).
@@ -446,22 +530,23 @@ fn format_message(instance: &Value, format: &str) -> String {
 fn classify_result(
     an: &Analysis<'_>,
     result: Option<&Value>,
+    members: &ResultMembers<'_>,
     profile: &RevisionProfile,
 ) -> ResultKind {
     let Some(result) = result else {
         return ResultKind::Absent;
     };
-    let Some(obj) = result.as_object() else {
+    if !result.is_object() {
         return ResultKind::NotObject;
-    };
+    }
     let Some(core) = &profile.result_types else {
         // A revision without resultType: a task-augmented request may get a task handle.
-        if an.req.task.is_some() && obj.get("task").is_some_and(Value::is_object) {
+        if an.req.task.is_some() && members.task.is_some_and(Value::is_object) {
             return ResultKind::Task;
         }
         return ResultKind::Complete;
     };
-    match obj.get("resultType") {
+    match members.result_type {
         None => ResultKind::Complete,
         Some(Value::String(s)) => {
             if core.iter().any(|c| c == s) {
