@@ -64,10 +64,15 @@ fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
                 .map(|e| e.rules.iter().map(String::as_str).collect())
                 .unwrap_or_default();
             let actives = table.active(v.protocol);
-            for ev in &v.evaluations {
-                let id = table.rule_of(&actives[ev.active]).id.clone();
+            assert_eq!(
+                v.evaluations.len(),
+                actives.len(),
+                "one status per active rule"
+            );
+            for (status, active) in v.evaluations.iter().zip(actives) {
+                let id = table.rule_of(active).id.clone();
                 let entry = seen.entry((v.protocol, id.clone())).or_default();
-                match ev.status {
+                match status {
                     EvalStatus::Triggered if expected.contains(id.as_str()) => {
                         entry.0.push(name.clone())
                     }

@@ -255,6 +255,19 @@ impl Needs {
         Needs(self.0 | other.0)
     }
 
+    /// The raw bits (below 128).
+    pub const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// Every set of parts, in bit order (index `i` is the set with bits `i`).
+    pub fn every() -> impl Iterator<Item = Needs> {
+        (0..=Self::ALL.0).map(Needs)
+    }
+
+    /// Every part.
+    const ALL: Needs = Needs(0x7f);
+
     /// Whether every part in `self` is present in `have`.
     pub const fn met_by(self, have: Needs) -> bool {
         self.0 & !have.0 == 0

@@ -225,25 +225,42 @@ pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
 /// Whether a `_meta` key follows the key-name format of the base protocol: an optional prefix
 /// of dot-separated labels (a letter first, a letter or digit last, letters, digits and `-`
 /// between) ending in `/`, then a name that is empty or starts and ends alphanumerically with
-/// letters, digits, `-`, `_` and `.` between. Keys are read byte by byte, once.
+/// letters, digits, `-`, `_` and `.` between. Keys are read byte by byte, once (this runs on
+/// every `_meta` key of every result).
 pub(crate) fn valid_meta_key(key: &str) -> bool {
     let b = key.as_bytes();
-    let (prefix, name) = match b.iter().rposition(|&c| c == b'/') {
-        Some(i) => (Some(&b[..i]), &b[i + 1..]),
-        None => (None, b),
-    };
-    if let Some(prefix) = prefix {
-        let ok = prefix.split(|&c| c == b'.').all(|label| {
-            matches!(label, [first, .., last] if first.is_ascii_alphabetic() && last.is_ascii_alphanumeric())
-                || matches!(label, [only] if only.is_ascii_alphabetic())
-        }) && prefix
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.');
+    // A second `/` would sit in the name, where it is not allowed either: split at the first.
+    match b.iter().position(|&c| c == b'/') {
+        Some(i) => valid_meta_prefix(&b[..i]) && valid_meta_name(&b[i + 1..]),
+        None => valid_meta_name(b),
+    }
+}
+
+/// Dot-separated labels, each a letter first, a letter or digit last, letters, digits and `-`
+/// between.
+fn valid_meta_prefix(p: &[u8]) -> bool {
+    let mut label_start = true;
+    let mut prev = 0u8;
+    for &c in p {
+        let ok = if label_start {
+            c.is_ascii_alphabetic()
+        } else if c == b'.' {
+            prev.is_ascii_alphanumeric()
+        } else {
+            c.is_ascii_alphanumeric() || c == b'-'
+        };
         if !ok {
             return false;
         }
+        label_start = c == b'.';
+        prev = c;
     }
-    match name {
+    !label_start && prev.is_ascii_alphanumeric()
+}
+
+/// Empty, or alphanumeric at both ends with letters, digits, `-`, `_` and `.` between.
+fn valid_meta_name(n: &[u8]) -> bool {
+    match n {
         [] => true,
         [only] => only.is_ascii_alphanumeric(),
         [first, middle @ .., last] => {
@@ -306,6 +323,56 @@ pub(super) fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
 #[cfg(test)]
 mod tests {
     use super::valid_meta_key;
+
+    /// The format read off the rule's wording: the prefix is what comes before the last `/`.
+    fn reference(key: &str) -> bool {
+        let b = key.as_bytes();
+        let (prefix, name) = match b.iter().rposition(|&c| c == b'/') {
+            Some(i) => (Some(&b[..i]), &b[i + 1..]),
+            None => (None, b),
+        };
+        if let Some(prefix) = prefix {
+            let ok = prefix.split(|&c| c == b'.').all(|label| {
+                matches!(label, [first, .., last] if first.is_ascii_alphabetic() && last.is_ascii_alphanumeric())
+                    || matches!(label, [only] if only.is_ascii_alphabetic())
+            }) && prefix
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.');
+            if !ok {
+                return false;
+            }
+        }
+        match name {
+            [] => true,
+            [only] => only.is_ascii_alphanumeric(),
+            [first, middle @ .., last] => {
+                first.is_ascii_alphanumeric()
+                    && last.is_ascii_alphanumeric()
+                    && middle
+                        .iter()
+                        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            }
+        }
+    }
+
+    /// The one-pass reader agrees with the reference on every key of up to six characters
+    /// drawn from the characters that matter.
+    #[test]
+    fn one_pass_matches_reference() {
+        let alphabet = [b'a', b'Z', b'7', b'-', b'_', b'.', b'/', b' '];
+        let mut key = Vec::new();
+        for len in 0..=6u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                key.clear();
+                for _ in 0..len {
+                    key.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let k = std::str::from_utf8(&key).unwrap();
+                assert_eq!(valid_meta_key(k), reference(k), "{k:?}");
+            }
+        }
+    }
 
     #[test]
     fn meta_keys() {

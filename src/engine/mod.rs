@@ -14,9 +14,9 @@ pub use analysis::{
     ids_equal,
 };
 pub use verdict::{
-    CiteOut, CiteRole, DefaultOut, Difference, ErrorFacts, EvalStatus, Evaluation, Facts, Finding,
-    FindingOut, Judgement, JudgementOut, StreamFacts, Verdict, VerdictOut,
-    classify_output_json_schema, excerpt, facts_for, json_path,
+    CiteOut, CiteRole, DefaultOut, Difference, ErrorFacts, EvalStatus, Facts, Finding, FindingOut,
+    Judgement, JudgementOut, StreamFacts, Verdict, VerdictOut, classify_output_json_schema,
+    excerpt, facts_for, json_path,
 };
 
 use crate::checks::{Eval, Target};
@@ -103,24 +103,25 @@ pub fn evaluate<'t>(
 ) -> Verdict<'t> {
     let cx = Cx::new(analysis, protocol, table);
     let actives = table.active(protocol);
-    let evals = table
-        .plan(protocol)
-        .iter()
-        .zip(actives)
-        .map(|(step, active)| {
-            if step.needs.met_by(cx.have) {
-                (step.run)(&cx, &active.params)
-            } else {
-                // Fast path: the check could only say "not applicable"; debug builds make sure.
-                debug_assert_eq!(
-                    (step.run)(&cx, &active.params),
-                    Eval::NotApplicable,
-                    "check `{}` applies without what it declares it needs",
-                    table.rule_of(active).check.name
-                );
-                Eval::NotApplicable
-            }
-        });
+    let plan = table.plan(protocol);
+    // Only the steps whose needs the exchange meets run; the rest could only say "not
+    // applicable" (debug builds make sure).
+    let runnable = table.runnable(protocol, cx.have);
+    #[cfg(debug_assertions)]
+    for (i, (step, active)) in plan.iter().zip(actives).enumerate() {
+        if !runnable.iter().any(|&r| usize::from(r) == i) {
+            debug_assert_eq!(
+                (step.run)(&cx, &active.params),
+                Eval::NotApplicable,
+                "check `{}` applies without what it declares it needs",
+                table.rule_of(active).check.name
+            );
+        }
+    }
+    let evals = runnable.iter().map(|&i| {
+        let i = usize::from(i);
+        (i, (plan[i].run)(&cx, &actives[i].params))
+    });
     Verdict::assemble(&cx, table, actives, evals)
 }
 

@@ -25,15 +25,6 @@ pub enum EvalStatus {
     Triggered,
 }
 
-/// One rule's evaluation, by index into the revision's active rules.
-#[derive(Clone, Copy, Debug)]
-pub struct Evaluation {
-    /// Index into [`RuleTable::active`] for the verdict's revision.
-    pub active: usize,
-    /// The result.
-    pub status: EvalStatus,
-}
-
 /// A rule the responder (or the recorded request) broke.
 #[derive(Clone, Debug)]
 pub struct Finding<'t> {
@@ -67,8 +58,9 @@ pub struct Verdict<'t> {
     pub defaults: Vec<&'t Active>,
     /// Every finding, in table order.
     pub findings: Vec<Finding<'t>>,
-    /// Every active rule's evaluation, in table order.
-    pub evaluations: Vec<Evaluation>,
+    /// Every active rule's evaluation, indexed like [`RuleTable::active`] for the verdict's
+    /// revision (table order).
+    pub evaluations: Vec<EvalStatus>,
     /// Facts read off the exchange.
     pub facts: Facts,
     /// Remarks about what could not be judged.
@@ -314,23 +306,27 @@ impl<'t> Verdict<'t> {
         cx: &Cx<'_>,
         table: &'t RuleTable,
         actives: &'t [Active],
-        evals: impl Iterator<Item = Eval>,
+        evals: impl Iterator<Item = (usize, Eval)>,
     ) -> Verdict<'t> {
-        let mut evaluations = Vec::with_capacity(actives.len());
+        // Rules the engine did not run could only say "not applicable".
+        let mut evaluations = vec![EvalStatus::NotApplicable; actives.len()];
         let mut findings = Vec::new();
         let mut defaults = Vec::new();
         // The deciding rule is the triggered outcome rule with the lowest precedence; only its
         // first hit is kept (as the verdict's detail), so the success path allocates nothing.
         let mut decided_by: Option<&'t Active> = None;
         let mut detail: Option<String> = None;
-        for (i, (active, eval)) in actives.iter().zip(evals).enumerate() {
-            let status = match &eval {
-                Eval::NotApplicable => EvalStatus::NotApplicable,
-                Eval::Pass => EvalStatus::Passed,
-                Eval::Trigger(_) => EvalStatus::Triggered,
+        for (i, eval) in evals {
+            let hits = match eval {
+                Eval::NotApplicable => continue,
+                Eval::Pass => {
+                    evaluations[i] = EvalStatus::Passed;
+                    continue;
+                }
+                Eval::Trigger(hits) => hits,
             };
-            evaluations.push(Evaluation { active: i, status });
-            let Eval::Trigger(hits) = eval else { continue };
+            evaluations[i] = EvalStatus::Triggered;
+            let active = &actives[i];
             let rule = table.rule_of(active);
             if active.outcome.is_some()
                 && decided_by.is_none_or(|d| active.precedence < d.precedence)
@@ -384,8 +380,9 @@ impl<'t> Verdict<'t> {
         let context = match decided_by {
             Some(d) if outcome.layer() == crate::model::Layer::Transport => evaluations
                 .iter()
-                .filter(|e| e.status == EvalStatus::Triggered)
-                .map(|e| &actives[e.active])
+                .zip(actives)
+                .filter(|(s, _)| **s == EvalStatus::Triggered)
+                .map(|(_, a)| a)
                 .filter(|a| a.outcome.is_some() && a.outcome != d.outcome)
                 .min_by_key(|a| a.precedence)
                 .into_iter()
@@ -481,10 +478,10 @@ impl<'t> Verdict<'t> {
     /// The evaluation status of a rule by id.
     pub fn status_of(&self, id: &str) -> Option<EvalStatus> {
         let actives = self.table.active(self.protocol);
-        self.evaluations
+        let i = actives
             .iter()
-            .find(|e| self.table.rule_of(&actives[e.active]).id == id)
-            .map(|e| e.status)
+            .position(|a| self.table.rule_of(a).id == id)?;
+        self.evaluations.get(i).copied()
     }
 
     /// The owned, serialisable form (the `--format json` contract).

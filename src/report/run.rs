@@ -525,9 +525,10 @@ fn compare(
     let evaluations = v
         .evaluations
         .iter()
-        .map(|e| RuleEval {
-            rule: options.table.rule_of(&actives[e.active]).id.clone(),
-            status: e.status,
+        .zip(actives)
+        .map(|(status, a)| RuleEval {
+            rule: options.table.rule_of(a).id.clone(),
+            status: *status,
         })
         .collect();
     let mut failures = Vec::new();

@@ -515,7 +515,7 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
         }
     }
 
-    let plans = active
+    let plans: BTreeMap<Protocol, Vec<super::Step>> = active
         .iter()
         .map(|(p, list)| {
             let steps = list
@@ -528,12 +528,27 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
             (*p, steps)
         })
         .collect();
+    let runnable = plans
+        .iter()
+        .map(|(p, steps): (&Protocol, &Vec<super::Step>)| {
+            let by_have = crate::checks::Needs::every()
+                .map(|have| {
+                    (0..steps.len())
+                        .filter(|&i| steps[i].needs.met_by(have))
+                        .map(|i| u16::try_from(i).expect("fewer than 65536 rules"))
+                        .collect()
+                })
+                .collect();
+            (*p, by_have)
+        })
+        .collect();
     Ok(RuleTable {
         rules,
         active,
         profiles,
         groups,
         plans,
+        runnable,
     })
 }
 

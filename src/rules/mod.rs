@@ -116,6 +116,11 @@ pub struct RuleTable {
     /// Per revision, what the engine runs for each active rule, packed small so that one pass
     /// over the table stays in cache (an `Active` with its parameters and citation is large).
     plans: BTreeMap<Protocol, Vec<Step>>,
+    /// Per revision and per set of parts an exchange has ([`Needs`] bits), the plan steps
+    /// that can apply; every other step could only say "not applicable" and is not run.
+    ///
+    /// [`Needs`]: crate::checks::Needs
+    runnable: BTreeMap<Protocol, Vec<Box<[u16]>>>,
 }
 
 /// One step of a revision's evaluation plan: the check to run for the active rule at the
@@ -228,6 +233,14 @@ impl RuleTable {
     /// The revision's evaluation plan, parallel to [`RuleTable::active`].
     pub fn plan(&self, protocol: Protocol) -> &[Step] {
         self.plans.get(&protocol).map_or(&[], Vec::as_slice)
+    }
+
+    /// The indexes of the plan steps that can apply to an exchange that has `have`.
+    pub fn runnable(&self, protocol: Protocol, have: crate::checks::Needs) -> &[u16] {
+        self.runnable
+            .get(&protocol)
+            .and_then(|r| r.get(usize::from(have.bits())))
+            .map_or(&[], |b| b)
     }
 
     /// The revision's schema groups.
