@@ -41,6 +41,7 @@ pub mod rules;
 pub mod schema;
 pub mod serve;
 pub mod sse;
+mod utf8;
 
 pub use engine::{JudgeError, Judgement, Options, Verdict, judge};
 pub use exchange::{BodyEnd, Exchange, ExchangeError, ExchangeFile, Headers};

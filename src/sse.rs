@@ -599,11 +599,11 @@ impl Parser {
             }
             return;
         }
-        let text = match std::str::from_utf8(line) {
+        let text = match crate::utf8::text(line) {
             Ok(s) => Some(s),
-            Err(e) => {
+            Err(offset) => {
                 if self.invalid_utf8_at.is_none() {
-                    self.invalid_utf8_at = Some(start + e.valid_up_to());
+                    self.invalid_utf8_at = Some(start + offset);
                 }
                 None
             }

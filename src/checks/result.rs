@@ -273,6 +273,9 @@ fn valid_meta_name(n: &[u8]) -> bool {
     }
 }
 
+/// The `_meta` key of the server's identity on a result.
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
 pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     if result_obj(cx).is_none() {
         return Eval::NotApplicable;
@@ -281,7 +284,11 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     // The location is formatted only for a bad key: this runs on every result.
     let mut scan = |meta: Option<&Value>, block: Option<usize>| {
         if let Some(m) = meta.and_then(Value::as_object) {
-            for k in m.keys().filter(|k| !valid_meta_key(k)) {
+            // The key every 2026-07-28 result carries is known to be well formed.
+            for k in m
+                .keys()
+                .filter(|k| k.as_str() != SERVER_INFO && !valid_meta_key(k))
+            {
                 let at =
                     block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
                 hits.push(Hit::new(
@@ -309,7 +316,7 @@ pub(super) fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
         .result_members()
         .meta
         .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key("io.modelcontextprotocol/serverInfo"));
+        .is_some_and(|m| m.contains_key(SERVER_INFO));
     if has {
         Eval::Pass
     } else {
@@ -377,7 +384,7 @@ mod tests {
     #[test]
     fn meta_keys() {
         for ok in [
-            "io.modelcontextprotocol/serverInfo",
+            super::SERVER_INFO,
             "com.example/x",
             "plain",
             "a.b-c_d",

@@ -12,6 +12,9 @@ pub(super) fn schema(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(errors) = cx.schema_errors(group) else {
         return Eval::NotApplicable;
     };
+    if errors.is_empty() {
+        return Eval::Pass;
+    }
     let prefix = p.at.map_or("", |t| t.prefix());
     let hits: Vec<Hit> = errors
         .iter()

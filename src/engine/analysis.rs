@@ -334,7 +334,7 @@ impl<'x> Analysis<'x> {
     /// repeated keys).
     pub fn message_text(&self) -> Option<&str> {
         match &self.body {
-            Body::Json(_) => std::str::from_utf8(&self.ex.body).ok(),
+            Body::Json(_) => crate::utf8::text(&self.ex.body).ok(),
             Body::Stream(s) => {
                 let m = s.final_message()?;
                 Some(s.parsed.events[m.event].data.as_str())
@@ -410,13 +410,9 @@ fn read_body(ex: &Exchange, media: &Media, request_id: Option<&Value>) -> Body {
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
-    let text = match std::str::from_utf8(bytes) {
+    let text = match crate::utf8::text(bytes) {
         Ok(t) => t,
-        Err(e) => {
-            return Body::NotUtf8 {
-                offset: e.valid_up_to(),
-            };
-        }
+        Err(offset) => return Body::NotUtf8 { offset },
     };
     match serde_json::from_str::<Value>(text) {
         Ok(v) => Body::Json(v),

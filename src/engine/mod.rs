@@ -200,7 +200,7 @@ pub struct ResultMembers<'a> {
 }
 
 impl<'a> MessageMembers<'a> {
-    fn of(m: &'a Map<String, Value>) -> Self {
+    pub(crate) fn of(m: &'a Map<String, Value>) -> Self {
         let mut out = MessageMembers::default();
         for (k, v) in m {
             match k.as_str() {
@@ -217,7 +217,7 @@ impl<'a> MessageMembers<'a> {
 }
 
 impl<'a> ResultMembers<'a> {
-    fn of(r: &'a Map<String, Value>) -> Self {
+    pub(crate) fn of(r: &'a Map<String, Value>) -> Self {
         let mut out = ResultMembers::default();
         for (k, v) in r {
             match k.as_str() {
@@ -386,7 +386,7 @@ impl<'a> Cx<'a> {
             .get_or_init(|| {
                 let g = &self.table.groups(self.protocol)[group];
                 let instance = self.target_value(g.target, g.code)?;
-                let validator = self.schemas.def(&g.def)?;
+                let validator = g.validator(self.protocol)?;
                 if validator.is_valid(instance) {
                     return Some(Vec::new());
                 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Analysis, Body, Cx, ResultKind};
+use super::{Analysis, Body, Cx, MessageMembers, ResultKind, ResultMembers};
 use crate::checks::Eval;
 use crate::model::{Layer, Level, Outcome, Severity};
 use crate::protocol::Protocol;
@@ -206,25 +206,26 @@ pub struct ErrorFacts {
 
 /// Reads the facts of an analysed exchange under a revision.
 pub fn facts_for(an: &Analysis<'_>, table: &RuleTable, protocol: Protocol) -> Facts {
-    let msg = an.message();
-    let error = msg.and_then(|m| m.get("error"));
-    let result = msg
-        .filter(|_| error.is_none())
-        .and_then(|m| m.get("result"))
-        .and_then(Value::as_object);
-    facts_of(an, msg, result, error, table, protocol)
+    let members = an.message().map(MessageMembers::of).unwrap_or_default();
+    let result = members
+        .result
+        .filter(|_| members.error.is_none())
+        .and_then(Value::as_object)
+        .map(ResultMembers::of)
+        .unwrap_or_default();
+    facts_of(an, &members, &result, table, protocol)
 }
 
+/// `result` holds the members of a result object (all `None` without one, or beside `error`).
 fn facts_of(
     an: &Analysis<'_>,
-    msg: Option<&serde_json::Map<String, Value>>,
-    result: Option<&serde_json::Map<String, Value>>,
-    error: Option<&Value>,
+    msg: &MessageMembers<'_>,
+    result: &ResultMembers<'_>,
     table: &RuleTable,
     protocol: Protocol,
 ) -> Facts {
     let ex = an.ex;
-    let error = error.map(|e| {
+    let error = msg.error.map(|e| {
         let code = e.get("code").and_then(super::analysis::as_integer);
         ErrorFacts {
             code,
@@ -253,12 +254,12 @@ fn facts_of(
         }),
         request_id: an.req.id.cloned(),
         tool: an.req.tool_name.map(str::to_string),
-        response_id: msg.and_then(|m| m.get("id")).cloned(),
+        response_id: msg.id.cloned(),
         error,
-        result_type: result.and_then(|r| r.get("resultType")).cloned(),
-        is_error: result.and_then(|r| r.get("isError")).cloned(),
+        result_type: result.result_type.cloned(),
+        is_error: result.is_error.cloned(),
         content_types: result
-            .and_then(|r| r.get("content"))
+            .content
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
@@ -409,14 +410,7 @@ impl<'t> Verdict<'t> {
             defaults,
             findings,
             evaluations,
-            facts: facts_of(
-                cx.an,
-                cx.message(),
-                cx.result().and_then(Value::as_object),
-                cx.error(),
-                table,
-                cx.protocol,
-            ),
+            facts: facts_of(cx.an, cx.members(), cx.result_members(), table, cx.protocol),
             notes,
             detail,
             retry: crate::retry::RetryContext::of(cx.an.ex),

@@ -467,6 +467,7 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                                 target: schema.target,
                                 code: schema.code,
                                 members: Vec::new(),
+                                validator: std::sync::OnceLock::new(),
                             });
                             gs.len() - 1
                         }

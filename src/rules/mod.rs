@@ -144,9 +144,19 @@ pub struct SchemaGroup {
     pub code: Option<i64>,
     /// Member rules: (index into the revision's active list, patterns, keyword filter).
     pub members: Vec<(usize, Vec<PointerPattern>, Vec<String>)>,
+    /// The compiled definition, looked up on first use.
+    pub(crate) validator: std::sync::OnceLock<Option<&'static jsonschema::Validator>>,
 }
 
 impl SchemaGroup {
+    /// The definition's compiled validator in a revision's schemas (`None` when the schema
+    /// has no such definition).
+    pub fn validator(&self, protocol: Protocol) -> Option<&'static jsonschema::Validator> {
+        *self
+            .validator
+            .get_or_init(|| crate::schema::for_revision(protocol).def(&self.def))
+    }
+
     /// The member (active index) that owns an error at `pointer` with `keyword`: the most
     /// specific matching pattern wins; ties go to the rule listed first.
     pub fn owner(&self, pointer: &str, keyword: &str) -> Option<usize> {
