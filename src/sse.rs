@@ -478,9 +478,9 @@ impl Parser {
             None
         } else {
             if self.invalid_utf8_at.is_none()
-                && let Err(e) = std::str::from_utf8(&self.pending)
+                && let Err(offset) = crate::utf8::text(&self.pending)
             {
-                self.invalid_utf8_at = Some(self.pending_start + e.valid_up_to());
+                self.invalid_utf8_at = Some(self.pending_start + offset);
             }
             Some(PartialLine {
                 start: self.pending_start,
@@ -593,9 +593,9 @@ impl Parser {
         if first == b':' {
             self.comments += 1;
             if self.invalid_utf8_at.is_none()
-                && let Err(e) = std::str::from_utf8(line)
+                && let Err(offset) = crate::utf8::text(line)
             {
-                self.invalid_utf8_at = Some(start + e.valid_up_to());
+                self.invalid_utf8_at = Some(start + offset);
             }
             return;
         }

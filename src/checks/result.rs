@@ -284,11 +284,7 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     // The location is formatted only for a bad key: this runs on every result.
     let mut scan = |meta: Option<&Value>, block: Option<usize>| {
         if let Some(m) = meta.and_then(Value::as_object) {
-            // The key every 2026-07-28 result carries is known to be well formed.
-            for k in m
-                .keys()
-                .filter(|k| k.as_str() != SERVER_INFO && !valid_meta_key(k))
-            {
+            for k in m.keys().filter(|k| !valid_meta_key(k)) {
                 let at =
                     block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
                 hits.push(Hit::new(

@@ -261,6 +261,8 @@ pub struct Analysis<'x> {
     pub media: Media,
     /// The body, read once.
     pub body: Body,
+    /// The body as text, when it was read as one JSON document (validated once, on reading).
+    json_text: Option<&'x str>,
 }
 
 impl<'x> Analysis<'x> {
@@ -268,12 +270,13 @@ impl<'x> Analysis<'x> {
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let body = read_body(ex, &media, req.id);
+        let (body, json_text) = read_body(ex, &media, req.id);
         Analysis {
             ex,
             req,
             media,
             body,
+            json_text,
         }
     }
 
@@ -334,7 +337,7 @@ impl<'x> Analysis<'x> {
     /// repeated keys).
     pub fn message_text(&self) -> Option<&str> {
         match &self.body {
-            Body::Json(_) => crate::utf8::text(&self.ex.body).ok(),
+            Body::Json(_) => self.json_text,
             Body::Stream(s) => {
                 let m = s.final_message()?;
                 Some(s.parsed.events[m.event].data.as_str())
@@ -386,10 +389,15 @@ fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
         || (obj.contains_key("result") && obj.contains_key("id"))
 }
 
-fn read_body(ex: &Exchange, media: &Media, request_id: Option<&Value>) -> Body {
+/// The body, and its text when it is read as one JSON document.
+fn read_body<'x>(
+    ex: &'x Exchange,
+    media: &Media,
+    request_id: Option<&Value>,
+) -> (Body, Option<&'x str>) {
     let bytes = ex.body.as_slice();
     if bytes.is_empty() {
-        return Body::Empty;
+        return (Body::Empty, None);
     }
     let sniff_json = || {
         bytes
@@ -403,20 +411,22 @@ fn read_body(ex: &Exchange, media: &Media, request_id: Option<&Value>) -> Body {
         // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
         // error in a wrong type is still worth reading for the code.
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
-        Media::EventStream => return Body::Stream(Box::new(read_stream(bytes, request_id))),
+        Media::EventStream => {
+            return (Body::Stream(Box::new(read_stream(bytes, request_id))), None);
+        }
     };
     if !json {
-        return Body::Opaque;
+        return (Body::Opaque, None);
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
     let text = match crate::utf8::text(bytes) {
         Ok(t) => t,
-        Err(offset) => return Body::NotUtf8 { offset },
+        Err(offset) => return (Body::NotUtf8 { offset }, None),
     };
     match serde_json::from_str::<Value>(text) {
-        Ok(v) => Body::Json(v),
-        Err(e) => Body::BadJson(json_error(text, &e, |o| o)),
+        Ok(v) => (Body::Json(v), Some(text)),
+        Err(e) => (Body::BadJson(json_error(text, &e, |o| o)), None),
     }
 }
 

@@ -23,7 +23,6 @@ use crate::checks::{Eval, Target};
 use crate::exchange::Exchange;
 use crate::protocol::Protocol;
 use crate::rules::{RevisionProfile, RuleTable};
-use crate::schema::{self, RevisionSchemas};
 
 /// How to judge.
 #[derive(Clone, Copy, Debug)]
@@ -155,7 +154,6 @@ pub struct Cx<'a> {
     pub profile: &'a RevisionProfile,
     /// The rule table.
     pub table: &'a RuleTable,
-    schemas: &'static RevisionSchemas,
     groups: Vec<OnceCell<Option<Vec<SchemaError>>>>,
     kind: ResultKind,
     message: Option<&'a Map<String, Value>>,
@@ -278,7 +276,6 @@ impl<'a> Cx<'a> {
             protocol,
             profile,
             table,
-            schemas: schema::for_revision(protocol),
             groups: (0..table.groups(protocol).len())
                 .map(|_| OnceCell::new())
                 .collect(),
@@ -409,11 +406,6 @@ impl<'a> Cx<'a> {
                 Some(errors)
             })
             .as_deref()
-    }
-
-    /// The revision's compiled schemas.
-    pub fn schemas(&self) -> &'static RevisionSchemas {
-        self.schemas
     }
 
     /// The index of the active rule with a given id, for routing checks.

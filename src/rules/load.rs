@@ -534,9 +534,11 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
         .map(|(p, steps): (&Protocol, &Vec<super::Step>)| {
             let by_have = crate::checks::Needs::every()
                 .map(|have| {
-                    (0..steps.len())
-                        .filter(|&i| steps[i].needs.met_by(have))
-                        .map(|i| u16::try_from(i).expect("fewer than 65536 rules"))
+                    steps
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, s)| s.needs.met_by(have))
+                        .map(|(i, _)| u16::try_from(i).expect("fewer than 65536 rules"))
                         .collect()
                 })
                 .collect();
