@@ -28,6 +28,7 @@ pub mod cli;
 pub mod diag;
 pub mod engine;
 pub mod exchange;
+pub mod fast_schema;
 pub mod har;
 mod jsondup;
 pub mod jsonl;

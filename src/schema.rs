@@ -6,10 +6,11 @@
 //! only (JSON Schema 2020-12), and an image whose `data` is not base64 would pass.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use serde_json::Value;
 
+use crate::fast_schema::FastValidator;
 use crate::protocol::Protocol;
 
 /// The schema document of a revision, as shipped.
@@ -27,6 +28,10 @@ pub fn source(protocol: Protocol) -> &'static str {
 /// Compiled validators of one revision, keyed by definition name.
 pub struct RevisionSchemas {
     map: jsonschema::ValidatorMap,
+    root: Value,
+    /// The specialised validity check of each definition, compiled on first use (`None` when
+    /// the definition uses a keyword outside its subset).
+    fast: BTreeMap<String, OnceLock<Option<FastValidator>>>,
 }
 
 impl std::fmt::Debug for RevisionSchemas {
@@ -43,6 +48,24 @@ impl RevisionSchemas {
         key.push_str(name);
         self.map.get(&key)
     }
+
+    /// The specialised validity check of `#/$defs/<name>` ([`crate::fast_schema`]), when the
+    /// definition keeps to its keyword subset.
+    pub fn fast(&self, name: &str) -> Option<&FastValidator> {
+        self.fast
+            .get(name)?
+            .get_or_init(|| FastValidator::compile(&self.root, name).ok())
+            .as_ref()
+    }
+}
+
+/// The validation options every shipped schema is compiled with: JSON Schema 2020-12 with
+/// formats asserted, `byte` checked as base64.
+pub fn options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .with_format("byte", is_base64)
 }
 
 static COMPILED: LazyLock<BTreeMap<Protocol, RevisionSchemas>> = LazyLock::new(|| {
@@ -50,13 +73,17 @@ static COMPILED: LazyLock<BTreeMap<Protocol, RevisionSchemas>> = LazyLock::new(|
         .map(|p| {
             let root: Value = serde_json::from_str(source(p))
                 .unwrap_or_else(|e| panic!("schemas/{p}: shipped schema is not JSON: {e}"));
-            let map = jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .should_validate_formats(true)
-                .with_format("byte", is_base64)
+            let map = options()
                 .build_map(&root)
                 .unwrap_or_else(|e| panic!("schemas/{p}: shipped schema does not compile: {e}"));
-            (p, RevisionSchemas { map })
+            let fast = root
+                .get("$defs")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|d| d.keys())
+                .map(|k| (k.clone(), OnceLock::new()))
+                .collect();
+            (p, RevisionSchemas { map, root, fast })
         })
         .collect()
 });

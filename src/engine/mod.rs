@@ -119,7 +119,13 @@ pub fn evaluate<'t>(
     }
     let evals = runnable.iter().map(|&i| {
         let i = usize::from(i);
-        (i, (plan[i].run)(&cx, &actives[i].params))
+        let params = &actives[i].params;
+        let eval = if params.in_group() {
+            crate::checks::schema_check(&cx, params)
+        } else {
+            (plan[i].run)(&cx, params)
+        };
+        (i, eval)
     });
     Verdict::assemble(&cx, table, actives, evals)
 }
@@ -384,7 +390,21 @@ impl<'a> Cx<'a> {
                 let g = &self.table.groups(self.protocol)[group];
                 let instance = self.target_value(g.target, g.code)?;
                 let validator = g.validator(self.protocol)?;
-                if validator.is_valid(instance) {
+                // The specialised check decides "valid" alone; anything else goes to the full
+                // validator, whose errors (or lack of them) stand.
+                let valid = match g.fast(self.protocol) {
+                    Some(fast) => {
+                        let valid = fast.is_valid(instance);
+                        debug_assert!(
+                            !valid || validator.is_valid(instance),
+                            "the fast schema check accepted what {} rejects: {instance}",
+                            g.def
+                        );
+                        valid
+                    }
+                    None => validator.is_valid(instance),
+                };
+                if valid {
                     return Some(Vec::new());
                 }
                 let mut raw = Vec::new();

@@ -468,6 +468,7 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                                 code: schema.code,
                                 members: Vec::new(),
                                 validator: std::sync::OnceLock::new(),
+                                fast: std::sync::OnceLock::new(),
                             });
                             gs.len() - 1
                         }

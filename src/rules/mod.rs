@@ -146,6 +146,8 @@ pub struct SchemaGroup {
     pub members: Vec<(usize, Vec<PointerPattern>, Vec<String>)>,
     /// The compiled definition, looked up on first use.
     pub(crate) validator: std::sync::OnceLock<Option<&'static jsonschema::Validator>>,
+    /// Its specialised validity check, looked up on first use.
+    pub(crate) fast: std::sync::OnceLock<Option<&'static crate::fast_schema::FastValidator>>,
 }
 
 impl SchemaGroup {
@@ -155,6 +157,13 @@ impl SchemaGroup {
         *self
             .validator
             .get_or_init(|| crate::schema::for_revision(protocol).def(&self.def))
+    }
+
+    /// The definition's specialised validity check ([`crate::fast_schema`]), when it has one.
+    pub fn fast(&self, protocol: Protocol) -> Option<&'static crate::fast_schema::FastValidator> {
+        *self
+            .fast
+            .get_or_init(|| crate::schema::for_revision(protocol).fast(&self.def))
     }
 
     /// The member (active index) that owns an error at `pointer` with `keyword`: the most
