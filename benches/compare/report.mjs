@@ -84,7 +84,7 @@ p(`| mcp-verdict \`judge\`, 2026-07-28 | as above | ${cell(vSeed)} | ${ratio(vSe
 p(`| **CallToolResult instances** (${nInst}, equal mix) | | | | | |`);
 p(`| ajv \`validate\` (Node), official schema | \`Ajv2020\`, \`#/$defs/CallToolResult\` of the official 2026-07-28 \`schema.json\`, compiled once, \`strict: false\`, formats off; instance pre-parsed | ${cell(ajvAll)} | 1× (baseline) |`);
 const sAll = get('verdict-schema', 'all');
-p(`| mcp-verdict schema path | the compiled \`CallToolResult\` validator \`judge\` uses (project's 2026-07-28 schema, \`byte\` and \`uri\` formats asserted), \`is_valid\`; instance pre-parsed | ${cell(sAll)} | ${ratio(sAll, ajvAll)} |`);
+p(`| mcp-verdict schema path | \`CallToolResult\` decided as \`judge\` decides it (project's 2026-07-28 schema, \`byte\` and \`uri\` formats asserted): the specialised check, then the \`jsonschema\` validator if that says no; instance pre-parsed | ${cell(sAll)} | ${ratio(sAll, ajvAll)} |`);
 const oAll = get('jsonschema-official', 'all');
 p(`| jsonschema crate, official schema | the official \`schema.json\` as ajv gets it, compiled by the crate mcp-verdict uses, formats off, \`is_valid\`; pre-parsed | ${cell(oAll)} | ${ratio(oAll, ajvAll)} |`);
 p(`| ajv \`JSON.parse\` + \`validate\` | as ajv above, parsing the instance text each time | ${cell(ajvParse)} | 1× (baseline) |`);
