@@ -405,7 +405,7 @@ impl<'s> Compiler<'s> {
                 "type" => {
                     n.types = match v {
                         Value::String(t) => type_bit(t)?,
-                        Value::Array(ts) => ts.iter().try_fold(0, |acc, t| {
+                        Value::Array(ts) if !ts.is_empty() => ts.iter().try_fold(0, |acc, t| {
                             Ok(acc
                                 | type_bit(
                                     t.as_str()

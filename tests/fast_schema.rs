@@ -192,6 +192,7 @@ fn keywords_outside_the_subset_are_not_compiled() {
         json!({"$defs": {"A": {"allOf": [{"$ref": "#/$defs/B"}]}, "B": {"anyOf": [{"$ref": "#/$defs/A"}]}}}),
         json!({"$defs": {"A": {"$ref": "https://example.com/schema"}}}),
         json!({"$defs": {"A": {"properties": {"x": {"minLength": 1}}}}}),
+        json!({"$defs": {"A": {"type": []}}}),
     ] {
         assert!(FastValidator::compile(&schema, "A").is_err(), "{schema}");
     }
