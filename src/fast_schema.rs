@@ -143,7 +143,18 @@ struct Compiler<'s> {
     defs: &'s Map<String, Value>,
     nodes: Vec<Node>,
     by_def: BTreeMap<&'s str, u32>,
-    formats: &'s dyn Fn(&str) -> Option<Format>,
+}
+
+/// The check of a `format`: `byte` as base64 (as the engine's validators assert it), any other
+/// name by a `jsonschema` validator of that format alone, with the engine's options.
+fn format_check(name: &str) -> Option<Format> {
+    if name == "byte" {
+        return Some(Format::Base64);
+    }
+    crate::schema::options()
+        .build(&serde_json::json!({ "format": name }))
+        .ok()
+        .map(Format::Other)
 }
 
 impl FastValidator {
@@ -154,20 +165,10 @@ impl FastValidator {
             .get("$defs")
             .and_then(Value::as_object)
             .ok_or_else(|| Unsupported("the document has no $defs".into()))?;
-        let formats = |f: &str| -> Option<Format> {
-            if f == "byte" {
-                return Some(Format::Base64);
-            }
-            crate::schema::options()
-                .build(&serde_json::json!({ "format": f }))
-                .ok()
-                .map(Format::Other)
-        };
         let mut c = Compiler {
             defs,
             nodes: Vec::new(),
             by_def: BTreeMap::new(),
-            formats: &formats,
         };
         let root_id = c.def(name)?;
         debug_assert_eq!(root_id, 0);
@@ -496,9 +497,8 @@ impl<'s> Compiler<'s> {
                     let f = v
                         .as_str()
                         .ok_or_else(|| Unsupported("format is not a string".into()))?;
-                    n.format = Some(
-                        (self.formats)(f).ok_or_else(|| Unsupported(format!("format {f:?}")))?,
-                    );
+                    n.format =
+                        Some(format_check(f).ok_or_else(|| Unsupported(format!("format {f:?}")))?);
                 }
                 "$ref" => {
                     let name = v

@@ -1,28 +1,35 @@
 //! Schema errors inside unions (`ContentBlock = TextContent | ImageContent | ...`) are reported
 //! where the problem is, and routed to the rule that claims that location.
 
+use mcp_verdict::engine::Judgement;
 use mcp_verdict::{Exchange, Headers, Options, Protocol, RuleTable, judge};
 use rstest::rstest;
 use serde_json::{Value, json};
 
-fn findings(block: Value) -> Vec<(String, String, String)> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": [
-        {"type": "text", "text": "ok"}, block]}});
+/// Judges a `tools/call` answered with HTTP 200 and `result` under the given revisions.
+fn judge_result(result: Value, ps: &'static [Protocol]) -> Judgement<'static> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "result": result});
     let ex = Exchange::new(
         Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}})),
         200,
         Headers::new([("Content-Type", "application/json")]),
         serde_json::to_vec(&body).unwrap(),
     );
-    let ps = [Protocol::V2025_11_25, Protocol::V2026_07_28];
-    let j = judge(
+    judge(
         &ex,
         &Options {
-            protocols: Some(&ps),
+            protocols: Some(ps),
             table: RuleTable::builtin(),
         },
     )
-    .unwrap();
+    .unwrap()
+}
+
+fn findings(block: Value) -> Vec<(String, String, String)> {
+    let j = judge_result(
+        json!({"resultType": "complete", "content": [{"type": "text", "text": "ok"}, block]}),
+        &[Protocol::V2025_11_25, Protocol::V2026_07_28],
+    );
     let mut out: Vec<(String, String, String)> = Vec::new();
     for v in &j.verdicts {
         for f in v
@@ -65,23 +72,11 @@ fn one_precise_finding_per_broken_block(
 
 #[test]
 fn an_input_request_without_method_is_reported_at_its_method() {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required",
-        "inputRequests": {"a": {"params": {}}}, "requestState": "s"}});
-    let ex = Exchange::new(
-        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}})),
-        200,
-        Headers::new([("Content-Type", "application/json")]),
-        serde_json::to_vec(&body).unwrap(),
+    let j = judge_result(
+        json!({"resultType": "input_required",
+            "inputRequests": {"a": {"params": {}}}, "requestState": "s"}),
+        &[Protocol::V2026_07_28],
     );
-    let ps = [Protocol::V2026_07_28];
-    let j = judge(
-        &ex,
-        &Options {
-            protocols: Some(&ps),
-            table: RuleTable::builtin(),
-        },
-    )
-    .unwrap();
     let f: Vec<(&str, &str)> = j.verdicts[0]
         .findings
         .iter()

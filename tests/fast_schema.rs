@@ -5,24 +5,13 @@
 //! schema change that needs a keyword outside its subset is noticed here rather than as a
 //! silent slowdown.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 
 use mcp_verdict::fast_schema::FastValidator;
 use mcp_verdict::{ExchangeFile, Protocol};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json") {
-            out.push(p);
-        }
-    }
-}
 
 /// The JSON messages a body carries: the body itself, or each SSE event's data.
 fn messages(body: &[u8]) -> Vec<Value> {
@@ -58,9 +47,7 @@ fn candidates(v: &Value, depth: usize, out: &mut Vec<Value>) {
 
 static CORPUS: LazyLock<Vec<Value>> = LazyLock::new(|| {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut paths = Vec::new();
-    walk(&root.join("tests/fixtures"), &mut paths);
-    paths.sort();
+    let paths = mcp_verdict::report::collect_files(&[root.join("tests/fixtures")]).unwrap();
     let mut out = Vec::new();
     for p in &paths {
         let Ok(f) = ExchangeFile::from_slice(&std::fs::read(p).unwrap()) else {

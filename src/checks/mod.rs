@@ -9,12 +9,6 @@ mod mrtr;
 mod request;
 mod result;
 mod schema;
-
-/// The schema check, called directly: a table usually routes a shared validation's errors to
-/// many rules, and a direct call costs less than an indirect one per rule.
-pub(crate) fn schema_check(cx: &crate::engine::Cx<'_>, p: &Params) -> Eval {
-    schema::schema(cx, p)
-}
 mod stream;
 mod transport;
 
@@ -229,11 +223,6 @@ impl Params {
 
     /// The schema group this rule reads from (schema checks) and the rule's own index in the
     /// revision's active list (the owner id its routed errors carry).
-    /// Whether the rule is a member of a schema group (its check is the schema check).
-    pub(crate) fn in_group(&self) -> bool {
-        self.group.is_some()
-    }
-
     pub fn group(&self) -> Option<(usize, usize)> {
         self.group.map(|g| (g, self.member))
     }

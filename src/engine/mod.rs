@@ -119,13 +119,7 @@ pub fn evaluate<'t>(
     }
     let evals = runnable.iter().map(|&i| {
         let i = usize::from(i);
-        let params = &actives[i].params;
-        let eval = if params.in_group() {
-            crate::checks::schema_check(&cx, params)
-        } else {
-            (plan[i].run)(&cx, params)
-        };
-        (i, eval)
+        (i, (plan[i].run)(&cx, &actives[i].params))
     });
     Verdict::assemble(&cx, table, actives, evals)
 }
