@@ -28,7 +28,7 @@ fn main() {
             .get("Content-Type")
             .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
         if sse {
-            for event in mcp_verdict::sse::parse(&ex.body).events {
+            for event in mcp_verdict::wire::sse::parse(&ex.body).events {
                 bodies += usize::from(serde_json::from_str::<Value>(&event.data).is_ok());
             }
         } else {

@@ -151,11 +151,11 @@ impl DiagRecord {
 /// from the recorded request, statuses, media type and stream facts from the response, and
 /// the verdict's outcome and retry advice (default policy). Error messages are sanitised.
 pub fn record(
-    ex: &crate::exchange::Exchange,
+    ex: &crate::wire::exchange::Exchange,
     verdict: &crate::engine::Verdict<'_>,
     side: Side,
 ) -> DiagRecord {
-    use crate::exchange::BodyEnd;
+    use crate::wire::exchange::BodyEnd;
     let f = &verdict.facts;
     let mut r = DiagRecord::new(side);
     let info = ex

@@ -47,9 +47,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::engine::{JudgeError, Judgement, JudgementOut, Options};
-use crate::exchange::{BodyEnd, Exchange, Headers, RecordedRequest};
-use crate::model::Severity;
 use crate::render::{self, Style};
+use crate::vocab::Severity;
+use crate::wire::exchange::{BodyEnd, Exchange, Headers, RecordedRequest};
 
 /// Why a HAR file could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -569,7 +569,7 @@ fn listed_tools(response: &RawResponse) -> Option<Vec<Value>> {
     if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
         return tools_of(&v);
     }
-    crate::sse::parse(&bytes)
+    crate::wire::sse::parse(&bytes)
         .events
         .iter()
         .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())

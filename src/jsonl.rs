@@ -35,8 +35,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use serde::Serialize;
 
 use crate::engine::{JudgeError, JudgementOut, Options};
-use crate::exchange::{ExchangeError, ExchangeFile};
-use crate::model::Severity;
+use crate::vocab::Severity;
+use crate::wire::exchange::{ExchangeError, ExchangeFile};
 
 /// Default [`JsonlOptions::max_in_flight`].
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use crate::engine::{Judgement, Verdict};
-use crate::model::Severity;
 use crate::rules::{Rule, RuleTable};
+use crate::vocab::Severity;
 
 /// ANSI styling, on only when asked for.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,7 +53,7 @@ impl Style {
 
     /// An outcome name, coloured by how good it is for the caller.
     pub fn outcome(&self, v: &Verdict<'_>) -> String {
-        use crate::model::Outcome::*;
+        use crate::vocab::Outcome::*;
         let code = match v.outcome {
             ToolSuccess | NotificationAccepted => "32",
             InputRequired | TaskCreated => "36",

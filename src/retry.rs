@@ -13,9 +13,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::engine::Verdict;
-use crate::exchange::Exchange;
-use crate::model::Outcome;
-use crate::protocol::Protocol;
+use crate::vocab::Outcome;
+use crate::vocab::Protocol;
+use crate::wire::exchange::Exchange;
 
 /// How aggressively to retry side-effect-free calls.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]

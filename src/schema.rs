@@ -11,7 +11,7 @@ use std::sync::{LazyLock, OnceLock};
 use serde_json::Value;
 
 use crate::fast_schema::FastValidator;
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
 
 /// The schema document of a revision, as shipped.
 pub fn source(protocol: Protocol) -> &'static str {

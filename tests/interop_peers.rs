@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::model::Severity;
+use mcp_verdict::vocab::Severity;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use serde_json::{Value, json};
 

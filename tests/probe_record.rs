@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_verdict::diag::{DiagRecord, RetryOrigin, Side};
 use mcp_verdict::engine::{Options, judge};
-use mcp_verdict::exchange::ExchangeFile;
+use mcp_verdict::wire::exchange::ExchangeFile;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use mcp_verdict::serve::{self, ServeConfig, ServerHandle};
 use serde_json::{Value, json};

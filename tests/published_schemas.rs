@@ -32,7 +32,7 @@ fn check(file: &str, generated: Value) {
 fn exchange_schema_is_current() {
     check(
         "exchange.schema.json",
-        mcp_verdict::exchange::exchange_json_schema(),
+        mcp_verdict::wire::exchange::exchange_json_schema(),
     );
 }
 
@@ -48,7 +48,7 @@ fn classify_output_schema_is_current() {
 /// the `$schema` reference see the same format the engine reads.
 #[test]
 fn fixtures_validate_against_the_exchange_schema() {
-    let schema = mcp_verdict::exchange::exchange_json_schema();
+    let schema = mcp_verdict::wire::exchange::exchange_json_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
     let mut n = 0;

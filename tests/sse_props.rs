@@ -1,4 +1,4 @@
-//! Property tests for `mcp_verdict::sse`.
+//! Property tests for `mcp_verdict::wire::sse`.
 //!
 //! 1. Chunking: any split of the input fed to `Parser` gives the same
 //!    `Parsed` as one-shot `parse`, and the events `feed` returns add up to
@@ -9,7 +9,7 @@
 //! 3. Round trip: events written by a simple writer (random line endings,
 //!    random comments, optional BOM) parse back to the same data, type and id.
 
-use mcp_verdict::sse::{Event, Parsed, Parser, SkipKind, parse};
+use mcp_verdict::wire::sse::{Event, Parsed, Parser, SkipKind, parse};
 use proptest::prelude::*;
 use proptest::sample::Index;
 

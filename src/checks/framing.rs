@@ -37,7 +37,7 @@ pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
 
 pub(super) fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
     // A body cut off by a reset or timeout is judged by `body_cut_off`, not as malformed.
-    if !applies(cx) || cx.an.ex.end != crate::exchange::BodyEnd::Complete {
+    if !applies(cx) || cx.an.ex.end != crate::wire::exchange::BodyEnd::Complete {
         return Eval::NotApplicable;
     }
     match &cx.an.body {

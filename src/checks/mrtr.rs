@@ -78,7 +78,7 @@ pub(super) fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
         }
         if !ok {
             hits.push(Hit::new(
-                format!("/result/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
+                format!("/result/inputRequests/{}", crate::vocab::pointer::escape(key)),
                 format!(
                     "input request `{key}` ({method}) needs the client capability `{}`, which the request's clientCapabilities did not declare",
                     needed.join(", ")
@@ -96,11 +96,11 @@ pub(super) fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(text) = cx.an.message_text() else {
         return Eval::NotApplicable;
     };
-    let hits: Vec<Hit> = crate::jsondup::duplicate_keys_at(text, &["result", "inputRequests"])
+    let hits: Vec<Hit> = crate::wire::jsondup::duplicate_keys_at(text, &["result", "inputRequests"])
         .into_iter()
         .map(|key| {
             Hit::new(
-                format!("/result/inputRequests/{}", key.replace('~', "~0").replace('/', "~1")),
+                format!("/result/inputRequests/{}", crate::vocab::pointer::escape(&key)),
                 format!("`inputRequests` repeats the key \"{key}\"; most JSON parsers silently keep only the last one"),
             )
         })

@@ -274,7 +274,7 @@ fn valid_meta_name(n: &[u8]) -> bool {
 }
 
 /// The `_meta` key of the server's identity on a result.
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+use crate::vocab::protocol::meta::SERVER_INFO;
 
 pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     if result_obj(cx).is_none() {
@@ -288,7 +288,7 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
                 let at =
                     block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
                 hits.push(Hit::new(
-                    format!("{at}/_meta/{}", k.replace('~', "~0").replace('/', "~1")),
+                    format!("{at}/_meta/{}", crate::vocab::pointer::escape(k)),
                     format!("`_meta` key \"{k}\" does not follow the key-name format (optional dotted prefix of letter-led labels plus `/`, then an alphanumeric-delimited name)"),
                 ));
             }

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{Eval, Hit, Params};
 use crate::engine::{Body, Cx, MessageKind, Stream, excerpt, ids_equal};
-use crate::exchange::BodyEnd;
+use crate::wire::exchange::BodyEnd;
 
 fn stream<'a>(cx: &'a Cx<'_>) -> Option<&'a Stream> {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() {

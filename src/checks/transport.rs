@@ -3,7 +3,8 @@
 use super::{Eval, Params};
 use crate::engine::excerpt;
 use crate::engine::{Body, Cx, Media};
-use crate::model::reason_phrase;
+use crate::vocab::http::reason_phrase;
+use crate::vocab::protocol::meta;
 
 pub(super) fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
     let s = cx.an.status();
@@ -43,10 +44,10 @@ pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
     }
     let mut missing = Vec::new();
     if req.meta_version.is_none() {
-        missing.push("io.modelcontextprotocol/protocolVersion");
+        missing.push(meta::PROTOCOL_VERSION);
     }
     if req.capabilities.is_none() {
-        missing.push("io.modelcontextprotocol/clientCapabilities");
+        missing.push(meta::CLIENT_CAPABILITIES);
     }
     // Only a server that processed the request (2xx) or rejected it as malformed (400) is
     // judged here; a 503 or 429 says nothing about how it would treat the request.

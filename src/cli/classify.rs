@@ -9,10 +9,10 @@ use clap::{ArgGroup, Args};
 
 use super::{Format, ProtocolArg, exit, load_table, parse_protocol, protocols_of};
 use crate::engine::{Options, judge};
-use crate::exchange::ExchangeFile;
-use crate::model::Severity;
 use crate::render::{self, Style};
 use crate::rules::RuleTable;
+use crate::vocab::Severity;
+use crate::wire::exchange::ExchangeFile;
 use crate::{har, jsonl};
 
 #[derive(Debug, Args)]

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::protocol::Protocol;
 use crate::rules::RuleTable;
+use crate::vocab::Protocol;
 
 /// Judge MCP tools/call responses per protocol revision and cite the spec rule behind every
 /// verdict.
@@ -37,17 +37,7 @@ enum Command {
     Probe(crate::probe::cli::ProbeArgs),
 }
 
-/// Exit status: 0 as expected, 1 findings, 2 usage, 3 unreadable input.
-pub mod exit {
-    /// Everything as expected.
-    pub const OK: u8 = 0;
-    /// Findings at or above the failure threshold, or expectation mismatches.
-    pub const FINDINGS: u8 = 1;
-    /// Bad command line.
-    pub const USAGE: u8 = 2;
-    /// An input file could not be read or is not a valid exchange.
-    pub const INPUT: u8 = 3;
-}
+pub(crate) use crate::vocab::exit;
 
 /// Which revisions to judge under, as given on the command line.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{Format, exit, load_table};
-use crate::protocol::Protocol;
 use crate::render::{self, Style};
+use crate::vocab::Protocol;
 
 #[derive(Debug, Args)]
 pub(crate) struct RulesArgs {

@@ -2,27 +2,27 @@
 //! extracted once); then, per revision, every rule the table activates runs its named check
 //! against that analysis and the table's effects turn triggers into a verdict.
 
-mod analysis;
 mod verdict;
 
 use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
 
-pub use analysis::{
+pub use crate::vocab::pointer::json_path;
+pub use crate::wire::analysis::{
     Analysis, Body, JsonError, Media, MessageKind, RequestFacts, Stream, StreamMessage, as_integer,
     ids_equal,
 };
 pub use verdict::{
     CiteOut, CiteRole, DefaultOut, Difference, ErrorFacts, EvalStatus, Facts, Finding, FindingOut,
     Judgement, JudgementOut, StreamFacts, Verdict, VerdictOut, classify_output_json_schema,
-    excerpt, facts_for, json_path,
+    excerpt, facts_for,
 };
 
 use crate::checks::{Eval, Target};
-use crate::exchange::Exchange;
-use crate::protocol::Protocol;
 use crate::rules::{RevisionProfile, RuleTable};
+use crate::vocab::Protocol;
+use crate::wire::exchange::Exchange;
 
 /// How to judge.
 #[derive(Clone, Copy, Debug)]
@@ -508,7 +508,7 @@ fn flatten_error(e: &jsonschema::ValidationError<'_>, out: &mut Vec<(String, Str
         pointer.push('/');
         let name = property.as_str().map_or_else(
             || property.to_string(),
-            |s| s.replace('~', "~0").replace('/', "~1"),
+            |s| crate::vocab::pointer::escape(s).into_owned(),
         );
         pointer.push_str(&name);
     }

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use super::{Analysis, Body, Cx, MessageMembers, ResultKind, ResultMembers};
 use crate::checks::Eval;
-use crate::model::{Layer, Level, Outcome, Severity};
-use crate::protocol::Protocol;
 use crate::rules::{Active, Rule, RuleTable};
+use crate::vocab::Protocol;
+use crate::vocab::pointer::json_path;
+use crate::vocab::{Layer, Level, Outcome, Severity};
 
 /// How a rule's check came out on one exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
@@ -226,7 +227,7 @@ fn facts_of(
 ) -> Facts {
     let ex = an.ex;
     let error = msg.error.map(|e| {
-        let code = e.get("code").and_then(super::analysis::as_integer);
+        let code = e.get("code").and_then(crate::wire::analysis::as_integer);
         ErrorFacts {
             code,
             name: code.and_then(|c| table.profile(protocol).error_codes.get(&c).cloned()),
@@ -241,10 +242,10 @@ fn facts_of(
     Facts {
         http_status: ex.status,
         media_type: match &an.media {
-            super::Media::Json => Cow::Borrowed("application/json"),
-            super::Media::EventStream => Cow::Borrowed("text/event-stream"),
-            super::Media::Missing => Cow::Borrowed("(none)"),
-            super::Media::Other(m) => Cow::Owned(m.clone()),
+            crate::wire::analysis::Media::Json => Cow::Borrowed("application/json"),
+            crate::wire::analysis::Media::EventStream => Cow::Borrowed("text/event-stream"),
+            crate::wire::analysis::Media::Missing => Cow::Borrowed("(none)"),
+            crate::wire::analysis::Media::Other(m) => Cow::Owned(m.clone()),
         },
         body_bytes: ex.body.len(),
         body_end: Cow::Borrowed(ex.end.as_str()),
@@ -339,7 +340,7 @@ impl<'t> Verdict<'t> {
                 defaults.push(active);
             }
             let message_event = match rule.layer {
-                crate::model::Layer::Transport | crate::model::Layer::Framing => None,
+                crate::vocab::Layer::Transport | crate::vocab::Layer::Framing => None,
                 _ => cx.an.message_event(),
             };
             if let Some(severity) = active.severity {
@@ -379,7 +380,7 @@ impl<'t> Verdict<'t> {
         // When the transport decided, say what the body carried (e.g. a JSON-RPC error inside
         // an HTTP 400); otherwise outranked outcomes only restate what the findings show.
         let context = match decided_by {
-            Some(d) if outcome.layer() == crate::model::Layer::Transport => evaluations
+            Some(d) if outcome.layer() == crate::vocab::Layer::Transport => evaluations
                 .iter()
                 .zip(actives)
                 .filter(|(s, _)| **s == EvalStatus::Triggered)
@@ -547,32 +548,6 @@ fn error_label(f: &Facts) -> String {
         },
         None => "a JSON-RPC error".to_string(),
     }
-}
-
-/// Converts a JSON Pointer to a JSONPath-like display form: `/result/content/0` →
-/// `$.result.content[0]`.
-pub fn json_path(pointer: &str) -> String {
-    let mut out = String::from("$");
-    for seg in pointer.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
-        if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
-            out.push('[');
-            out.push_str(&seg);
-            out.push(']');
-        } else if !seg.is_empty()
-            && seg
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        {
-            out.push('.');
-            out.push_str(&seg);
-        } else {
-            out.push_str("['");
-            out.push_str(&seg.replace('\\', "\\\\").replace('\'', "\\'"));
-            out.push_str("']");
-        }
-    }
-    out
 }
 
 /// Why a rule is cited.
@@ -785,22 +760,4 @@ pub fn classify_output_json_schema() -> Value {
         .into_generator();
     serde_json::to_value(generator.into_root_schema_for::<JudgementOut>())
         .expect("schema serializes")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::json_path;
-
-    #[test]
-    fn paths() {
-        assert_eq!(json_path(""), "$");
-        assert_eq!(
-            json_path("/result/content/0/type"),
-            "$.result.content[0].type"
-        );
-        assert_eq!(
-            json_path("/result/_meta/io.modelcontextprotocol~1serverInfo"),
-            "$.result._meta['io.modelcontextprotocol/serverInfo']"
-        );
-    }
 }

@@ -7,12 +7,10 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 use serde_json::{Map, Value};
 
-use super::{
-    CallSpec, EXIT_UNREACHABLE, EXIT_USAGE, ProbeConfig, ProbeError, Timeouts, render_text,
-};
+use super::{CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
 use crate::cli::{Format, ProtocolArg, parse_protocol};
-use crate::protocol::Protocol;
 use crate::render::Style;
+use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
 /// (`server/discover` or `initialize`), list its tools, call tools, and judge every
@@ -262,18 +260,18 @@ pub fn run(args: ProbeArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mcp-verdict probe: {e}");
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
     };
     let report = match super::run(&config) {
         Ok(r) => r,
         Err(e @ ProbeError::Config(_)) => {
             eprintln!("mcp-verdict probe: {e}");
-            return ExitCode::from(EXIT_USAGE);
+            return ExitCode::from(exit::USAGE);
         }
         Err(e @ ProbeError::Unreachable { .. }) => {
             eprintln!("mcp-verdict probe: {e}");
-            return ExitCode::from(EXIT_UNREACHABLE);
+            return ExitCode::from(exit::INPUT);
         }
     };
     if let Some(dir) = &args.record {

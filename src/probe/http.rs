@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::engine::ids_equal;
-use crate::exchange::{BodyEnd, Headers};
+use crate::wire::exchange::{BodyEnd, Headers};
 
 /// Largest response body the probe keeps; reading stops there.
 pub const MAX_BODY: usize = 32 * 1024 * 1024;
@@ -214,7 +214,7 @@ impl Transport {
 
         let deadline = started + self.timeouts.total;
         let mut bytes = Vec::new();
-        let mut parser = crate::sse::Parser::default();
+        let mut parser = crate::wire::sse::Parser::default();
         let mut final_message: Option<Value> = None;
         let mut final_at: Option<Instant> = None;
         let (end, end_note) = loop {

@@ -55,16 +55,16 @@ pub use plan::{CallKind, PlannedCall, UNKNOWN_TOOL, header_value, is_secret_head
 
 use crate::diag::{sanitize, sanitize_value};
 use crate::engine::{Judgement, Options, Verdict, judge};
-use crate::exchange::{BodyEnd, Exchange, Headers, RecordedRequest};
-use crate::model::{Outcome, Severity};
-use crate::protocol::Protocol;
 use crate::rules::RuleTable;
+use crate::vocab::{Outcome, Severity};
+use crate::vocab::{Protocol, exit};
+use crate::wire::exchange::{BodyEnd, Exchange, Headers, RecordedRequest};
 use http::{Outgoing, Received, Transport};
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
-const META_SERVER: &str = "io.modelcontextprotocol/serverInfo";
+use crate::vocab::protocol::meta::{
+    CLIENT_CAPABILITIES as META_CAPS, CLIENT_INFO as META_CLIENT, PROTOCOL_VERSION as META_VERSION,
+    SERVER_INFO as META_SERVER,
+};
 const ACCEPT: &str = "application/json, text/event-stream";
 /// Most `tools/list` pages followed.
 const MAX_PAGES: usize = 100;
@@ -282,16 +282,6 @@ pub struct ProbeReport {
     pub runs: Vec<RevisionRun>,
 }
 
-/// Exit status of `probe`: every judged verdict free of error findings.
-pub const EXIT_OK: u8 = 0;
-/// Exit status of `probe`: an error finding, a call without a response, a failed setup, or
-/// nothing probed.
-pub const EXIT_FINDINGS: u8 = 1;
-/// Exit status of `probe`: bad command line.
-pub const EXIT_USAGE: u8 = 2;
-/// Exit status of `probe`: the server could not be reached.
-pub const EXIT_UNREACHABLE: u8 = 3;
-
 impl ProbeReport {
     /// Every judged exchange, run by run.
     pub fn exchanges(&self) -> impl Iterator<Item = &CallExchange> {
@@ -317,9 +307,9 @@ impl ProbeReport {
                 || r.exchanges.iter().any(CallExchange::has_error_finding)
         });
         if probed && !bad {
-            EXIT_OK
+            exit::OK
         } else {
-            EXIT_FINDINGS
+            exit::FINDINGS
         }
     }
 }

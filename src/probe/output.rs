@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
 use crate::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::engine::JudgementOut;
-use crate::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
-use crate::protocol::Protocol;
 use crate::render::{self, Style};
+use crate::vocab::Protocol;
+use crate::wire::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 
 /// The `probe --format json` document.
 #[derive(Debug, Clone, Serialize)]

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::run::normalize_path;
 use super::{Failure, FileResult};
-use crate::model::Outcome;
-use crate::protocol::Protocol;
+use crate::vocab::Outcome;
+use crate::vocab::Protocol;
 
 /// One known failure.
 #[derive(

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::FileResult;
 use crate::engine::EvalStatus;
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
 
 /// Coverage of every rule active in a judged revision.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]

@@ -18,7 +18,7 @@ use super::{
     BaselineEntry, CheckRun, Coverage, FailOn, FileResult, InputError, RevisionConformance,
     RevisionResult, Summary,
 };
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
 
 /// The version of the report format; bumped on incompatible changes.
 pub const REPORT_VERSION: u32 = 1;

@@ -14,7 +14,7 @@ pub fn pointer_span(text: &str, pointer: &str) -> Option<Range<usize>> {
     if !pointer.is_empty() {
         let rest = pointer.strip_prefix('/')?;
         for raw in rest.split('/') {
-            let seg = raw.replace("~1", "/").replace("~0", "~");
+            let seg = crate::vocab::pointer::unescape(raw);
             i = match b.get(i)? {
                 b'{' => member(text, i, &seg)?,
                 b'[' => element(b, i, seg.parse().ok()?)?,

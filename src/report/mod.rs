@@ -60,14 +60,11 @@ pub use run::{
 };
 
 use crate::engine::{EvalStatus, FindingOut};
-use crate::exchange::Expectation;
-use crate::model::{Layer, Level, Outcome, Severity};
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
+use crate::vocab::{Layer, Level, Outcome, Severity};
+use crate::wire::exchange::Expectation;
 
-/// Exit status of a run, as `mcp-verdict check` uses it (see [`crate::cli::exit`]).
-pub mod exit {
-    pub use crate::cli::exit::{FINDINGS, INPUT, OK, USAGE};
-}
+use crate::vocab::exit;
 
 /// The result of one run over a corpus.
 #[derive(Clone, Debug, Serialize)]

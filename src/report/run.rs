@@ -15,10 +15,10 @@ use super::{
     RuleEval, RuleState, Status, rule_counts,
 };
 use crate::engine::{JudgeError, Options, Verdict, judge, revisions_of};
-use crate::exchange::{Exchange, ExchangeFile, Expectation};
-use crate::model::Severity;
-use crate::protocol::Protocol;
 use crate::rules::RuleTable;
+use crate::vocab::Protocol;
+use crate::vocab::Severity;
+use crate::wire::exchange::{Exchange, ExchangeFile, Expectation};
 
 /// The severity at or above which a finding fails a file without expectations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
@@ -384,7 +384,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
     };
     out.name = file.name.clone();
     if let Some(key) = file.unknown_expect_keys().first() {
-        let pos = at(&format!("/expect/{}", escape_pointer(key)));
+        let pos = at(&format!("/expect/{}", crate::vocab::pointer::escape(key)));
         out.error = Some(invalid(
             pos.map(|p| p.0),
             pos.map(|p| p.1),
@@ -399,7 +399,10 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         for (field, ids) in [("rules", &exp.rules), ("absent", &exp.absent)] {
             for (i, id) in ids.iter().enumerate() {
                 if options.table.rule(id).is_none() {
-                    let pos = at(&format!("/expect/{}/{field}/{i}", escape_pointer(key)));
+                    let pos = at(&format!(
+                        "/expect/{}/{field}/{i}",
+                        crate::vocab::pointer::escape(key)
+                    ));
                     out.error = Some(invalid(
                         pos.map(|p| p.0),
                         pos.map(|p| p.1),
@@ -475,10 +478,6 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         })
         .collect();
     out
-}
-
-fn escape_pointer(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
 }
 
 /// The revisions a file is judged under.
@@ -697,8 +696,8 @@ impl<'a> Locator<'a> {
             return None;
         }
         if self.sse {
-            let parsed = crate::sse::parse(body.as_bytes());
-            let mut events: Vec<&crate::sse::Event> = match event {
+            let parsed = crate::wire::sse::parse(body.as_bytes());
+            let mut events: Vec<&crate::wire::sse::Event> = match event {
                 Some(i) => parsed.events.iter().filter(|e| e.index == i).collect(),
                 None => parsed.events.iter().collect(),
             };

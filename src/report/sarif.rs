@@ -17,8 +17,8 @@
 use serde_json::{Map, Value, json};
 
 use super::{CheckRun, FailureKind, Location, RevisionResult};
-use crate::model::Severity;
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
+use crate::vocab::Severity;
 
 /// SARIF version.
 pub const VERSION: &str = "2.1.0";

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 
 use super::{CheckFinding, CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status};
-use crate::model::Severity;
 use crate::render::Style;
+use crate::vocab::Severity;
 
 /// What to include.
 #[derive(Clone, Copy, Debug, Default)]

@@ -11,8 +11,8 @@ use toml::Spanned;
 use super::SchemaGroup;
 use super::{Active, Cite, DefaultEffect, RevisionProfile, Rule, RuleTable};
 use crate::checks::{self, Params};
-use crate::model::{Actor, Layer, Level, Outcome, Severity};
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
+use crate::vocab::{Actor, Layer, Level, Outcome, Severity};
 
 /// The rule files compiled into the binary, in load order.
 pub(super) fn embedded_sources() -> Vec<(String, String)> {

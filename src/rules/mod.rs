@@ -17,8 +17,8 @@ pub use load::{LoadError, RuleSource};
 pub use pattern::PointerPattern;
 
 use crate::checks::{CheckDef, Params};
-use crate::model::{Actor, Layer, Level, Outcome, Severity};
-use crate::protocol::Protocol;
+use crate::vocab::Protocol;
+use crate::vocab::{Actor, Layer, Level, Outcome, Severity};
 
 /// Where a rule's citation points.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

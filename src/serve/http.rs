@@ -207,7 +207,7 @@ pub(crate) fn is_timeout(e: &io::Error) -> bool {
 pub(crate) fn head_bytes(status: u16, headers: &[(String, String)]) -> Vec<u8> {
     let mut out = format!(
         "HTTP/1.1 {status} {}\r\n",
-        crate::model::reason_phrase(status)
+        crate::vocab::http::reason_phrase(status)
     )
     .into_bytes();
     for (k, v) in headers {

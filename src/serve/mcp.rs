@@ -268,7 +268,7 @@ pub(crate) fn handle_post(shared: &Arc<Shared>, req: &Request, post_no: u64) -> 
             {
                 let text = format!(
                     "HTTP {status} {} injected by mcp-verdict scenario http_status_sequence (POST #{post_no})\n",
-                    crate::model::reason_phrase(status)
+                    crate::vocab::http::reason_phrase(status)
                 );
                 return (text_reply(status, text, Vec::new(), false), ex);
             }
@@ -1361,7 +1361,7 @@ fn inject(
         },
         Scenario::Non2xxValidBody(status) => json_reply(*status, final_msg, Vec::new()),
         Scenario::HtmlErrorPage(status) => {
-            let title = format!("{status} {}", crate::model::reason_phrase(*status));
+            let title = format!("{status} {}", crate::vocab::http::reason_phrase(*status));
             let page = format!(
                 "<!DOCTYPE html>\n<html><head><title>{title}</title></head>\n<body><h1>{title}</h1>\n\
                  <p>The upstream MCP server did not answer. (Injected by mcp-verdict scenario html_error_page.)</p>\n\

@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::Outcome;
-use crate::protocol::Protocol;
+use crate::vocab::Outcome;
+use crate::vocab::Protocol;
 
 /// HTTP header fields in the order received. Names compare case-insensitively.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -3,7 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::exchange::Exchange;
+use crate::vocab::protocol::{header, meta};
+use crate::wire::exchange::Exchange;
 
 /// The response's media type, compared case-insensitively with parameters ignored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,7 +85,7 @@ pub enum Body {
 #[derive(Clone, Debug)]
 pub struct Stream {
     /// The parsed events, skipped (priming) blocks, tail and counters.
-    pub parsed: crate::sse::Parsed,
+    pub parsed: crate::wire::sse::Parsed,
     /// One entry per dispatched event, in order.
     pub messages: Vec<StreamMessage>,
     /// Index (into `messages`) of the final response: the first response whose id matches the
@@ -176,11 +177,6 @@ pub struct RequestFacts<'x> {
     pub task: Option<&'x Value>,
 }
 
-/// `_meta` key of the per-request protocol version.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key of the per-request client capabilities.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-
 impl<'x> RequestFacts<'x> {
     /// Reads the request side of an exchange.
     pub fn of(ex: &'x Exchange) -> RequestFacts<'x> {
@@ -208,10 +204,10 @@ impl<'x> RequestFacts<'x> {
             (None, None, None, None);
         for (k, v) in meta.into_iter().flatten() {
             match k.as_str() {
-                META_PROTOCOL_VERSION => meta_version = v.as_str(),
-                META_CLIENT_CAPABILITIES => capabilities = v.as_object(),
-                "progressToken" => progress_token = Some(v),
-                "io.modelcontextprotocol/logLevel" => log_level = v.as_str(),
+                meta::PROTOCOL_VERSION => meta_version = v.as_str(),
+                meta::CLIENT_CAPABILITIES => capabilities = v.as_object(),
+                meta::PROGRESS_TOKEN => progress_token = Some(v),
+                meta::LOG_LEVEL => log_level = v.as_str(),
                 _ => {}
             }
         }
@@ -226,7 +222,7 @@ impl<'x> RequestFacts<'x> {
             header_version: ex
                 .request
                 .headers
-                .get("MCP-Protocol-Version")
+                .get(header::PROTOCOL_VERSION)
                 .map(str::trim),
             meta_version,
             capabilities,
@@ -420,7 +416,7 @@ fn read_body<'x>(
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
-    let text = match crate::utf8::text(bytes) {
+    let text = match crate::wire::utf8::text(bytes) {
         Ok(t) => t,
         Err(offset) => return (Body::NotUtf8 { offset }, None),
     };
@@ -451,7 +447,7 @@ pub fn ids_equal(a: &Value, b: &Value) -> bool {
 }
 
 fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
-    let parsed = crate::sse::parse(bytes);
+    let parsed = crate::wire::sse::parse(bytes);
     let mut messages = Vec::with_capacity(parsed.events.len());
     let mut final_index = None;
     for ev in &parsed.events {

@@ -478,7 +478,7 @@ impl Parser {
             None
         } else {
             if self.invalid_utf8_at.is_none()
-                && let Err(offset) = crate::utf8::text(&self.pending)
+                && let Err(offset) = crate::wire::utf8::text(&self.pending)
             {
                 self.invalid_utf8_at = Some(self.pending_start + offset);
             }
@@ -593,13 +593,13 @@ impl Parser {
         if first == b':' {
             self.comments += 1;
             if self.invalid_utf8_at.is_none()
-                && let Err(offset) = crate::utf8::text(line)
+                && let Err(offset) = crate::wire::utf8::text(line)
             {
                 self.invalid_utf8_at = Some(start + offset);
             }
             return;
         }
-        let text = match crate::utf8::text(line) {
+        let text = match crate::wire::utf8::text(line) {
             Ok(s) => Some(s),
             Err(offset) => {
                 if self.invalid_utf8_at.is_none() {
