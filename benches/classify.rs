@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{BenchmarkId, Criterion};
-use mcp_verdict::{Exchange, ExchangeFile, Headers, Options, Outcome, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, Exchange, ExchangeFile, Headers, Options, Outcome, Protocol, judge};
 use serde_json::{Value, json};
 
 /// (benchmark group, the project's target classify/parse ratio, the CI gate's limit).
@@ -224,7 +224,7 @@ fn pair(c: &mut Criterion, name: &str, ex: &Exchange, expect: Outcome) {
     let ps = [Protocol::V2026_07_28];
     let options = Options {
         protocols: Some(&ps),
-        table: RuleTable::builtin(),
+        engine: Engine::builtin(),
     };
     let j = judge(ex, &options).unwrap();
     assert_eq!(
@@ -251,7 +251,7 @@ fn benches(c: &mut Criterion) {
         &success,
         &Options {
             protocols: Some(&ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap();
@@ -303,7 +303,7 @@ fn benches(c: &mut Criterion) {
                 .map(|(ex, revs)| {
                     let o = Options {
                         protocols: Some(revs),
-                        table: RuleTable::builtin(),
+                        engine: Engine::builtin(),
                     };
                     judge(black_box(ex), &o).unwrap().verdicts.len()
                 })
@@ -322,7 +322,7 @@ fn paired_ratio(ex: &Exchange, rounds: usize) -> f64 {
     let ps = [Protocol::V2026_07_28];
     let options = Options {
         protocols: Some(&ps),
-        table: RuleTable::builtin(),
+        engine: Engine::builtin(),
     };
     let parse = |n: usize| {
         let t = Instant::now();

@@ -17,7 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use mcp_verdict::{Exchange, ExchangeFile, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, Exchange, ExchangeFile, Options, Protocol, judge};
 use serde_json::{Value, json};
 
 struct Args {
@@ -146,22 +146,22 @@ fn main() {
         .collect();
     let name = |ex: &Exchange| ex.name.clone().unwrap_or_default();
 
-    let table = RuleTable::builtin();
+    let engine = Engine::builtin();
     let v2026 = [Protocol::V2026_07_28];
     let both: Vec<Protocol> = Protocol::all().collect();
     let opt_2026 = Options {
         protocols: Some(&v2026),
-        table,
+        engine,
     };
     let opt_both = Options {
         protocols: Some(&both),
-        table,
+        engine,
     };
     eprintln!(
         "compare: {} exchanges; 2026-07-28 activates {} rules ({} under 2025-11-25)",
         exchanges.len(),
-        table.active(Protocol::V2026_07_28).len(),
-        table.active(Protocol::V2025_11_25).len(),
+        engine.table().active(Protocol::V2026_07_28).len(),
+        engine.table().active(Protocol::V2025_11_25).len(),
     );
     let run = |ex: &Exchange, o: &Options| {
         black_box(judge(ex, o).unwrap_or_else(|e| die(&format!("{}: {e}", name(ex)))));
@@ -214,7 +214,10 @@ fn main() {
         "all",
         measure(&a, &exchanges, |x| {
             let j = judge(x, &opt_2026).unwrap_or_else(|e| die(&e.to_string()));
-            black_box(serde_json::to_vec(&j.to_output(None)).expect("serializes"));
+            black_box(
+                serde_json::to_vec(&mcp_verdict::views::JudgementOut::of(&j, None))
+                    .expect("serializes"),
+            );
         }),
         None,
     );

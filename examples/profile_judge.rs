@@ -3,7 +3,7 @@
 //! With `parse` as the revision it only parses the body into a `serde_json::Value` N times: the
 //! floor that judging is measured against, for an instruction-count ratio.
 
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -33,7 +33,7 @@ fn main() {
     let ps = [p];
     let options = Options {
         protocols: Some(&ps),
-        table: RuleTable::builtin(),
+        engine: Engine::builtin(),
     };
     let mut findings = 0;
     for _ in 0..n {

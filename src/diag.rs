@@ -195,8 +195,11 @@ pub fn record(
         .and_then(Value::as_str)
         .map(str::to_string);
     r.outcome = Some(verdict.outcome.to_string());
-    r.retry_advice =
-        serde_json::to_value(verdict.retry_advice(&crate::retry::RetryPolicy::default())).ok();
+    r.retry_advice = serde_json::to_value(crate::advice::advise(
+        verdict,
+        &crate::advice::RetryPolicy::default(),
+    ))
+    .ok();
     r.retry_origin = RetryOrigin::None;
     r
 }

@@ -792,7 +792,10 @@ impl Report<'_, '_> {
                 };
                 match r {
                     EntryResult::Judged(j) => {
-                        out.judgement = Some(j.to_output(Some(entry_label(file, e.index))));
+                        out.judgement = Some(crate::views::JudgementOut::of(
+                            j,
+                            Some(entry_label(file, e.index)),
+                        ));
                     }
                     EntryResult::NotRecorded(why) => {
                         out.not_recorded = true;

@@ -355,7 +355,7 @@ fn judge_line(
             .verdicts
             .iter()
             .any(|v| v.worst() == Some(Severity::Error));
-        let out = judgement.to_output(ex.name.clone());
+        let out = crate::views::JudgementOut::of(&judgement, ex.name.clone());
         let text = serde_json::to_string(&LineOut {
             line,
             judgement: &out,

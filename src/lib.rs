@@ -23,24 +23,37 @@
 //! assert_eq!(judgement.verdicts[0].outcome, Outcome::ToolError);
 //! ```
 
+pub mod advice;
+pub mod check_api;
 pub mod checks;
 pub mod cli;
 pub mod diag;
-pub mod engine;
-pub mod fast_schema;
 pub mod har;
 pub mod jsonl;
+pub mod judge;
 pub mod probe;
 pub mod render;
 pub mod report;
-pub mod retry;
 pub mod rules;
 pub mod schema;
 pub mod serve;
+pub mod views;
 pub mod vocab;
 pub mod wire;
 
-pub use engine::{JudgeError, Judgement, Options, Verdict, judge};
+pub use judge::{Engine, JudgeError, Judgement, Options, Verdict, judge};
 pub use rules::RuleTable;
 pub use vocab::{Actor, Layer, Level, Outcome, Protocol, Severity};
 pub use wire::exchange::{BodyEnd, Exchange, ExchangeError, ExchangeFile, Headers};
+
+/// Old module paths, kept while the modules that use them move (removed before release).
+#[doc(hidden)]
+pub mod engine {
+    pub use crate::judge::*;
+    pub use crate::views::*;
+    pub use crate::vocab::pointer::json_path;
+    pub use crate::wire::analysis::*;
+    pub use crate::wire::excerpt;
+}
+#[doc(hidden)]
+pub use advice as retry;

@@ -136,7 +136,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             );
         }
     }
-    let advice = v.retry_advice(&crate::retry::RetryPolicy::default());
+    let advice = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
     let _ = writeln!(
         out,
         "    {:<10} {} — {}",
@@ -207,8 +207,8 @@ pub fn rule_explain(table: &RuleTable, rule: &Rule, style: Style) -> String {
         style.bold("Applies"),
         rule.actor,
         rule.layer,
-        rule.check.name,
-        rule.check.doc
+        rule.check,
+        crate::judge::check_doc(rule.check).unwrap_or("")
     );
     for p in &rule.revisions {
         let Some(a) = table.active_rule(*p, &rule.id) else {
@@ -217,7 +217,10 @@ pub fn rule_explain(table: &RuleTable, rule: &Rule, style: Style) -> String {
         let _ = writeln!(out);
         let mut effects = Vec::new();
         if let Some(o) = a.outcome {
-            effects.push(format!("outcome {o} (precedence {})", a.precedence));
+            effects.push(match a.precedence {
+                Some(p) => format!("outcome {o} (precedence {})", table.precedence_label(p)),
+                None => format!("outcome {o}"),
+            });
         }
         if let Some(s) = a.severity {
             effects.push(format!("finding ({s})"));

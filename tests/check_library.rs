@@ -131,7 +131,10 @@ fn coverage_of_the_test_corpus() {
     for rc in &c.revisions {
         assert_eq!(
             rc.rules.len(),
-            mcp_verdict::RuleTable::builtin().active(rc.protocol).len()
+            mcp_verdict::Engine::builtin()
+                .table()
+                .active(rc.protocol)
+                .len()
         );
     }
 }

@@ -1,7 +1,7 @@
 //! `diag::record` turns a judged exchange into one diagnostic log line, with secrets redacted.
 
 use mcp_verdict::diag::{Side, StreamEnd, record};
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 
 #[test]
 fn a_lost_stream_becomes_one_sanitised_record() {
@@ -17,7 +17,7 @@ fn a_lost_stream_becomes_one_sanitised_record() {
         &ex,
         &Options {
             protocols: Some(&ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap();
@@ -51,7 +51,7 @@ fn error_messages_in_records_are_redacted() {
         &ex,
         &Options {
             protocols: Some(&ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap();

@@ -1,7 +1,7 @@
 //! Bad input is a verdict, never a panic: arbitrary bodies, media types, statuses, body ends
 //! and requests all yield one verdict per revision, with an outcome and a layer.
 
-use mcp_verdict::{BodyEnd, Exchange, Headers, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{BodyEnd, Engine, Exchange, Headers, Options, Protocol, judge};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -132,12 +132,12 @@ proptest! {
         ex.end = end;
         ex.tool = tool;
         let all: Vec<Protocol> = Protocol::all().collect();
-        let j = judge(&ex, &Options { protocols: Some(&all), table: RuleTable::builtin() }).unwrap();
+        let j = judge(&ex, &Options { protocols: Some(&all), engine: Engine::builtin() }).unwrap();
         prop_assert_eq!(j.verdicts.len(), all.len());
         for v in &j.verdicts {
             prop_assert!(v.decided_by.is_some(), "no rule decided: {:?}", v.notes);
             let _ = v.summary();
-            let _ = v.to_output();
+            let _ = mcp_verdict::views::VerdictOut::of(v);
         }
         let _ = j.differences();
     }

@@ -2,7 +2,7 @@
 //! where the problem is, and routed to the rule that claims that location.
 
 use mcp_verdict::engine::Judgement;
-use mcp_verdict::{Exchange, Headers, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, Exchange, Headers, Options, Protocol, judge};
 use rstest::rstest;
 use serde_json::{Value, json};
 
@@ -19,7 +19,7 @@ fn judge_result(result: Value, ps: &'static [Protocol]) -> Judgement<'static> {
         &ex,
         &Options {
             protocols: Some(ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap()

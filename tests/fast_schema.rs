@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use mcp_verdict::fast_schema::FastValidator;
+use mcp_verdict::schema::FastValidator;
 use mcp_verdict::{ExchangeFile, Protocol};
 use proptest::prelude::*;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, engine, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, engine, judge};
 use rstest::rstest;
 
 fn revisions(file: &ExchangeFile, ex: &mcp_verdict::Exchange) -> Vec<Protocol> {
@@ -25,13 +25,13 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
         "{}: unknown expect keys",
         path.display()
     );
-    let table = RuleTable::builtin();
+    let engine = Engine::builtin();
     let revs = revisions(&file, &ex);
     let judgement = judge(
         &ex,
         &Options {
             protocols: Some(&revs),
-            table,
+            engine,
         },
     )
     .unwrap();
@@ -52,7 +52,7 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
         }
         for r in &e.rules {
             assert!(
-                table.rule(r).is_some(),
+                engine.table().rule(r).is_some(),
                 "{}: unknown rule id {r}",
                 path.display()
             );
@@ -70,7 +70,9 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
         }
     }
     if !problems.is_empty() {
-        let out = serde_json::to_string_pretty(&judgement.to_output(None)).unwrap();
+        let out =
+            serde_json::to_string_pretty(&mcp_verdict::views::JudgementOut::of(&judgement, None))
+                .unwrap();
         panic!("{}:\n  {}\n{out}", path.display(), problems.join("\n  "));
     }
 }

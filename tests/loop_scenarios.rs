@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::wire::exchange::BodyEnd;
-use mcp_verdict::vocab::Severity;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use mcp_verdict::retry::RetryPolicy;
 use mcp_verdict::serve::{self, Revision, SCENARIOS, ServeConfig, ServerHandle};
+use mcp_verdict::vocab::Severity;
+use mcp_verdict::wire::exchange::BodyEnd;
 use rstest::rstest;
 use serde_json::json;
 
@@ -224,7 +224,7 @@ fn check(c: &Case) {
                 x.verdict().outcome,
                 x.call_statuses,
                 x.exchange.end.as_str(),
-                x.verdict().retry_advice(&RetryPolicy::default()).action,
+                mcp_verdict::advice::advise(x.verdict(), &RetryPolicy::default()).action,
                 error_rules(x),
                 x.verdict().cited_ids().collect::<Vec<_>>()
             )
@@ -261,7 +261,7 @@ fn check(c: &Case) {
                 "{at}: {r} neither cited nor found: {summary:?}"
             );
         }
-        let advice = v.retry_advice(&RetryPolicy::default());
+        let advice = mcp_verdict::advice::advise(v, &RetryPolicy::default());
         let want_retry = if want.retry.is_empty() {
             usual_retry(want.outcome)
         } else {

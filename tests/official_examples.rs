@@ -22,7 +22,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, Severity, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, Severity, judge};
 use serde_json::{Value, json};
 
 const REV: &str = "2026-07-28";
@@ -192,7 +192,7 @@ fn official_examples_draw_no_error_findings() {
             &ex,
             &Options {
                 protocols: Some(&ps),
-                table: RuleTable::builtin(),
+                engine: Engine::builtin(),
             },
         )
         .unwrap();

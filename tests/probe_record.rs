@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use mcp_verdict::diag::{DiagRecord, RetryOrigin, Side};
 use mcp_verdict::engine::{Options, judge};
-use mcp_verdict::wire::exchange::ExchangeFile;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use mcp_verdict::serve::{self, ServeConfig, ServerHandle};
+use mcp_verdict::wire::exchange::ExchangeFile;
 use serde_json::{Value, json};
 
 const SECRET: &str = "s3cr3t-probe-token-1234567890";
@@ -80,8 +80,8 @@ fn assert_rejudges(report: &ProbeReport, dir: &std::path::Path) -> Vec<PathBuf> 
         assert!(file.protocol.is_some());
         let ex = file.to_exchange().unwrap();
         let again = judge(&ex, &Options::default()).unwrap();
-        let before = x.judgement.to_output(None);
-        let after = again.to_output(None);
+        let before = mcp_verdict::views::JudgementOut::of(&x.judgement, None);
+        let after = mcp_verdict::views::JudgementOut::of(&again, None);
         assert_eq!(
             serde_json::to_value(&after.verdicts).unwrap(),
             serde_json::to_value(&before.verdicts).unwrap(),

@@ -84,11 +84,15 @@ fn classify_output_validates_against_its_schema() {
             &ex,
             &mcp_verdict::Options {
                 protocols: Some(&all),
-                table: mcp_verdict::RuleTable::builtin(),
+                engine: mcp_verdict::Engine::builtin(),
             },
         )
         .unwrap();
-        let out = serde_json::to_value(j.to_output(Some(p.display().to_string()))).unwrap();
+        let out = serde_json::to_value(mcp_verdict::views::JudgementOut::of(
+            &j,
+            Some(p.display().to_string()),
+        ))
+        .unwrap();
         let errors: Vec<String> = validator.iter_errors(&out).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{}: {errors:?}", p.display());
     }

@@ -470,7 +470,7 @@ fn sarif_validates_against_the_sarif_schema() {
     for r in runs {
         let rules = r["tool"]["driver"]["rules"].as_array().unwrap();
         let protocol = r["properties"]["protocol"].as_str().unwrap();
-        let table = mcp_verdict::RuleTable::builtin();
+        let table = mcp_verdict::Engine::builtin().table();
         let p = mcp_verdict::Protocol::parse(protocol).unwrap();
         assert_eq!(
             rules.len(),
@@ -572,7 +572,7 @@ fn html_is_self_contained_and_escaped() {
     ] {
         assert!(!page.to_ascii_lowercase().contains(banned), "{banned}");
     }
-    let table = mcp_verdict::RuleTable::builtin();
+    let table = mcp_verdict::Engine::builtin().table();
     let spec_urls: std::collections::BTreeSet<String> = mcp_verdict::Protocol::all()
         .flat_map(|p| {
             table

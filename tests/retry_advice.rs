@@ -2,7 +2,7 @@
 //! safety (tool annotations or an idempotency key), never by the status alone.
 
 use mcp_verdict::retry::{ReplayBasis, RetryAction, RetryPolicy};
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 use rstest::rstest;
 use serde_json::{Value, json};
 
@@ -41,11 +41,11 @@ fn advice(f: &ExchangeFile, p: Protocol) -> mcp_verdict::retry::RetryAdvice {
         &ex,
         &Options {
             protocols: Some(&ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap();
-    j.verdicts[0].retry_advice(&RetryPolicy::default())
+    mcp_verdict::advice::advise(&j.verdicts[0], &RetryPolicy::default())
 }
 
 fn json_body(status: u16, body: Value, headers: Value) -> Value {
@@ -154,11 +154,11 @@ fn every_verdict_carries_advice_in_json() {
         &ex,
         &Options {
             protocols: Some(&ps),
-            table: RuleTable::builtin(),
+            engine: Engine::builtin(),
         },
     )
     .unwrap();
-    let out = serde_json::to_value(j.to_output(None)).unwrap();
+    let out = serde_json::to_value(mcp_verdict::views::JudgementOut::of(&j, None)).unwrap();
     assert_eq!(out["verdicts"][0]["retry"]["action"], "retry");
     assert_eq!(out["verdicts"][0]["retry"]["backoff_ms"], json!([200, 400]));
 }

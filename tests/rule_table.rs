@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use mcp_verdict::engine::EvalStatus;
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, checks, engine, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, engine, judge};
 
 fn fixtures() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -30,9 +30,9 @@ fn fixtures() -> Vec<PathBuf> {
 
 #[test]
 fn every_check_is_referenced_by_a_rule() {
-    let table = RuleTable::builtin();
-    let used: BTreeSet<&str> = table.rules().iter().map(|r| r.check.name).collect();
-    let unused: Vec<&str> = checks::REGISTRY
+    let table = Engine::builtin().table();
+    let used: BTreeSet<&str> = table.rules().iter().map(|r| r.check).collect();
+    let unused: Vec<&str> = mcp_verdict::judge::checks()
         .iter()
         .map(|c| c.name)
         .filter(|n| !used.contains(n))
@@ -42,7 +42,7 @@ fn every_check_is_referenced_by_a_rule() {
 
 #[test]
 fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
-    let table = RuleTable::builtin();
+    let table = Engine::builtin().table();
     // (revision, rule) -> (fixtures that trigger it and expect it, fixtures that satisfy it)
     let mut seen: BTreeMap<(Protocol, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
     for path in fixtures() {
@@ -53,7 +53,7 @@ fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
             &ex,
             &Options {
                 protocols: Some(&revs),
-                table,
+                engine: Engine::builtin(),
             },
         )
         .unwrap();
@@ -105,12 +105,18 @@ fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
 }
 
 fn load_err(files: &[(&str, &str)]) -> mcp_verdict::rules::LoadError {
-    let mut sources: Vec<(String, String)> = vec![(
-        "revisions.toml".into(),
-        include_str!("../rules/revisions.toml").into(),
-    )];
+    let mut sources: Vec<(String, String)> = vec![
+        (
+            "revisions.toml".into(),
+            include_str!("../rules/revisions.toml").into(),
+        ),
+        (
+            "bands.toml".into(),
+            include_str!("../rules/bands.toml").into(),
+        ),
+    ];
     sources.extend(files.iter().map(|(n, t)| (n.to_string(), t.to_string())));
-    RuleTable::from_sources(&sources).unwrap_err()
+    Engine::from_sources(&sources).unwrap_err()
 }
 
 const GOOD: &str = r#"
@@ -125,7 +131,7 @@ actor = "server"
 layer = "transport"
 check = "status_not_2xx"
 outcome = "HTTP_ERROR"
-precedence = 10
+precedence = { band = "transport", rank = 1 }
 [rule.cite]
 page = "basic"
 quote = "q"
@@ -133,12 +139,19 @@ quote = "q"
 
 #[test]
 fn a_minimal_table_loads() {
-    let mut sources = vec![(
-        "revisions.toml".to_string(),
-        include_str!("../rules/revisions.toml").to_string(),
-    )];
+    let mut sources = vec![
+        (
+            "revisions.toml".to_string(),
+            include_str!("../rules/revisions.toml").to_string(),
+        ),
+        (
+            "bands.toml".to_string(),
+            include_str!("../rules/bands.toml").to_string(),
+        ),
+    ];
     sources.push(("one.toml".into(), GOOD.into()));
-    let t = RuleTable::from_sources(&sources).unwrap();
+    let engine = Engine::from_sources(&sources).unwrap();
+    let t = engine.table();
     assert_eq!(t.rules().len(), 1);
     assert_eq!(
         t.active(Protocol::V2026_07_28)[0].cite.url,
@@ -213,17 +226,25 @@ fn loading_rejects_bad_params() {
 
 #[test]
 fn loading_rejects_an_outcome_without_precedence_and_a_rule_without_effect() {
-    let e = load_err(&[("bad.toml", &GOOD.replace("precedence = 10\n", ""))]);
+    let e = load_err(&[(
+        "bad.toml",
+        &GOOD.replace("precedence = { band = \"transport\", rank = 1 }\n", ""),
+    )]);
     assert!(e.message.contains("no `precedence`"), "{e}");
     let e = load_err(&[(
         "bad.toml",
-        &GOOD.replace("outcome = \"HTTP_ERROR\"\nprecedence = 10\n", ""),
+        &GOOD.replace(
+            "outcome = \"HTTP_ERROR\"\nprecedence = { band = \"transport\", rank = 1 }\n",
+            "",
+        ),
     )]);
     assert!(e.message.contains("has no effect"), "{e}");
 }
 
 #[test]
 fn the_shipped_rule_files_load_from_a_directory() {
-    let t = RuleTable::from_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))).unwrap();
-    assert_eq!(t.rules().len(), RuleTable::builtin().rules().len());
+    let engine =
+        Engine::from_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))).unwrap();
+    let t = engine.table();
+    assert_eq!(t.rules().len(), Engine::builtin().table().rules().len());
 }

@@ -3,8 +3,27 @@
 use serde_json::Value;
 
 use super::framing::kind;
-use super::{Eval, Params};
-use crate::engine::{Cx, ids_equal};
+use crate::check_api::{Cx, Eval, Params};
+use crate::wire::analysis::ids_equal;
+
+crate::declare_checks! {
+    "jsonrpc_version" => jsonrpc_version, [], [], MESSAGE,
+        "`jsonrpc` is missing or not \"2.0\"";
+    "result_xor_error" => result_xor_error, [], [], MESSAGE,
+        "the message has both or neither of `result` and `error`";
+    "response_id_matches" => response_id_matches, [], [], MESSAGE,
+        "the response `id` differs from the request `id` (type and value)";
+    "error_id_present" => error_id_present, [], [], ERROR,
+        "an error response answering a readable request has no `id` or `id: null`";
+    "is_error_response" => is_error_response, [], [], MESSAGE,
+        "the response carries `error`";
+    "error_code_range" => error_code_range, ["min", "max", "codes"], ["min", "max"], ERROR,
+        "the error code lies in [min, max] and is not one of `codes`";
+    "error_code_in" => error_code_in, ["codes"], ["codes"], ERROR,
+        "the error code is one of `codes`";
+    "error_code_is" => error_code_is, ["code"], ["code"], ERROR,
+        "the error code equals `code`";
+}
 
 fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
     if !cx.an.req.expects_response() {
@@ -13,7 +32,7 @@ fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
     cx.message()
 }
 
-pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
+fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -27,7 +46,7 @@ pub(super) fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn result_xor_error(cx: &Cx<'_>, _: &Params) -> Eval {
+fn result_xor_error(cx: &Cx<'_>, _: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -55,7 +74,7 @@ fn show_id(v: &Value) -> String {
     format!("{v} ({})", kind(v))
 }
 
-pub(super) fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
+fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -90,7 +109,7 @@ pub(super) fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
+fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -111,7 +130,7 @@ pub(super) fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
+fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.message() {
         Some(_) if cx.members().error.is_some() => Eval::triggered(),
         Some(_) => Eval::Pass,
@@ -119,7 +138,7 @@ pub(super) fn is_error_response(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
+fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(lo), Some(hi)) = (p.min, p.max) else {
         return Eval::NotApplicable;
     };
@@ -138,7 +157,7 @@ pub(super) fn error_code_range(cx: &Cx<'_>, p: &Params) -> Eval {
     }
 }
 
-pub(super) fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
+fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(code) = cx.error_code() else {
         return Eval::NotApplicable;
     };
@@ -152,7 +171,7 @@ pub(super) fn error_code_in(cx: &Cx<'_>, p: &Params) -> Eval {
     }
 }
 
-pub(super) fn error_code_is(cx: &Cx<'_>, p: &Params) -> Eval {
+fn error_code_is(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(want), Some(code)) = (p.code, cx.error_code()) else {
         return Eval::NotApplicable;
     };

@@ -2,15 +2,24 @@
 
 use serde_json::Value;
 
-use super::{Eval, Params};
-use crate::engine::excerpt;
-use crate::engine::{Body, Cx};
+use crate::check_api::{Cx, Eval, Params};
+use crate::wire::analysis::Body;
+use crate::wire::excerpt;
+
+crate::declare_checks! {
+    "body_utf8" => body_utf8, [], [], NONE,
+        "the JSON body is not valid UTF-8";
+    "json_well_formed" => json_well_formed, [], [], NONE,
+        "the JSON body does not parse";
+    "json_single_object" => json_single_object, [], [], NONE,
+        "the JSON body is not a single JSON object (e.g. a batch array)";
+}
 
 fn applies(cx: &Cx<'_>) -> bool {
     cx.an.is_2xx() && cx.an.req.expects_response()
 }
 
-pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
+fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
     if !applies(cx) {
         return Eval::NotApplicable;
     }
@@ -35,7 +44,7 @@ pub(super) fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
+fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
     // A body cut off by a reset or timeout is judged by `body_cut_off`, not as malformed.
     if !applies(cx) || cx.an.ex.end != crate::wire::exchange::BodyEnd::Complete {
         return Eval::NotApplicable;
@@ -60,7 +69,7 @@ pub(super) fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn json_single_object(cx: &Cx<'_>, _: &Params) -> Eval {
+fn json_single_object(cx: &Cx<'_>, _: &Params) -> Eval {
     if !applies(cx) {
         return Eval::NotApplicable;
     }

@@ -2,14 +2,22 @@
 
 use serde_json::{Map, Value};
 
-use super::{Eval, Hit, Params};
-use crate::engine::{Cx, ResultKind};
+use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
+
+crate::declare_checks! {
+    "irr_has_inputs_or_state" => irr_has_inputs_or_state, [], [], INPUT_REQUIRED,
+        "an InputRequiredResult has neither `inputRequests` nor `requestState`";
+    "irr_capability_gate" => irr_capability_gate, ["methods"], ["methods"], INPUT_REQUIRED,
+        "an input request needs a client capability the request did not declare";
+    "irr_keys_unique" => irr_keys_unique, [], [], INPUT_REQUIRED,
+        "`inputRequests` repeats a key in the raw JSON";
+}
 
 fn irr<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
     cx.result_if(&ResultKind::InputRequired)
 }
 
-pub(super) fn irr_has_inputs_or_state(cx: &Cx<'_>, _: &Params) -> Eval {
+fn irr_has_inputs_or_state(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(r) = irr(cx) else {
         return Eval::NotApplicable;
     };
@@ -32,7 +40,7 @@ fn cap<'a>(caps: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
     Some(cur)
 }
 
-pub(super) fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
+fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(r) = irr(cx) else {
         return Eval::NotApplicable;
     };
@@ -89,7 +97,7 @@ pub(super) fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
+fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
     if irr(cx).is_none() {
         return Eval::NotApplicable;
     }

@@ -4,14 +4,20 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{Eval, Hit, Params};
-use crate::engine::Cx;
+use crate::check_api::{Cx, Eval, Hit, Params};
+
+crate::declare_checks! {
+    "request_version_header" => request_version_header, [], [], REQUEST,
+        "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
+    "request_standard_headers" => request_standard_headers, [], [], REQUEST,
+        "the recorded request lacks Mcp-Method/Mcp-Name or they differ from the body";
+}
 
 fn modern_request(cx: &Cx<'_>) -> bool {
     cx.an.req.body.is_some() && cx.an.req.method.is_some()
 }
 
-pub(super) fn request_version_header(cx: &Cx<'_>, _: &Params) -> Eval {
+fn request_version_header(cx: &Cx<'_>, _: &Params) -> Eval {
     // Header requirements for notification POSTs are not defined by 2026-07-28.
     if !modern_request(cx) || cx.an.req.is_notification {
         return Eval::NotApplicable;
@@ -38,7 +44,7 @@ pub(crate) fn decode_sentinel(v: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-pub(super) fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
+fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
     if !modern_request(cx) || cx.an.req.is_notification {
         return Eval::NotApplicable;
     }

@@ -4,10 +4,39 @@
 use serde_json::{Map, Value};
 
 use super::framing::kind;
-use super::{Eval, Hit, Params};
-use crate::engine::{Cx, ResultKind};
+use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
+use crate::vocab::protocol::meta::SERVER_INFO;
 
-pub(super) fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
+crate::declare_checks! {
+    "request_is_tools_call" => request_is_tools_call, [], [], MESSAGE,
+        "the recorded request is not a tools/call request";
+    "result_is_object" => result_is_object, [], [], RESULT,
+        "`result` is not a JSON object";
+    "result_type_absent" => result_type_absent, [], [], RESULT,
+        "the result has no `resultType` (under a revision that defines it)";
+    "result_type_recognized" => result_type_recognized, [], [], RESULT,
+        "`resultType` is not a string this client recognises (core values plus declared extensions)";
+    "result_type_is" => result_type_is, ["value"], ["value"], RESULT,
+        "`resultType` equals `value` and is recognised";
+    "task_result" => task_result, [], [], RESULT,
+        "a task-augmented request was answered with a task handle (2025-11-25 `CreateTaskResult`)";
+    "is_error_absent" => is_error_absent, [], [], RESULT,
+        "a final tool result has no `isError` member";
+    "is_error_true" => is_error_true, [], [], RESULT,
+        "a final tool result has `isError: true`";
+    "tool_result_final" => tool_result_final, [], [], RESULT,
+        "a final tool result is present and `isError` is not true";
+    "structured_content_mirrored" => structured_content_mirrored, [], [], RESULT,
+        "`structuredContent` is present and no text block carries the same JSON";
+    "output_schema_conforms" => output_schema_conforms, [], [], RESULT,
+        "the tool declares an `outputSchema` and the structured result is missing or does not conform";
+    "meta_key_format" => meta_key_format, [], [], RESULT,
+        "a `_meta` key in the result does not follow the key-name format";
+    "server_info_present" => server_info_present, [], [], RESULT,
+        "the result's `_meta` lacks `io.modelcontextprotocol/serverInfo`";
+}
+
+fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
     let req = &cx.an.req;
     if req.is_notification || cx.message().is_none() {
         return Eval::NotApplicable;
@@ -24,7 +53,7 @@ pub(super) fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
+fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.kind() {
         ResultKind::Absent => Eval::NotApplicable,
         ResultKind::NotObject => {
@@ -42,7 +71,7 @@ fn result_obj<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
     cx.result().and_then(Value::as_object)
 }
 
-pub(super) fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
+fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.profile.result_types.is_none() {
         return Eval::NotApplicable;
     }
@@ -56,7 +85,7 @@ pub(super) fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
+fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.profile.result_types.is_none() {
         return Eval::NotApplicable;
     }
@@ -94,7 +123,7 @@ pub(super) fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
     )
 }
 
-pub(super) fn result_type_is(cx: &Cx<'_>, p: &Params) -> Eval {
+fn result_type_is(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(want) = p.value.as_deref() else {
         return Eval::NotApplicable;
     };
@@ -111,7 +140,7 @@ pub(super) fn result_type_is(cx: &Cx<'_>, p: &Params) -> Eval {
     if hit { Eval::triggered() } else { Eval::Pass }
 }
 
-pub(super) fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
+fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.an.req.task.is_none() || result_obj(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -122,7 +151,7 @@ pub(super) fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
+fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
         Some(_) if cx.result_members().is_error.is_none() => Eval::triggered(),
         Some(_) => Eval::Pass,
@@ -130,7 +159,7 @@ pub(super) fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
+fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
         Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::triggered(),
         Some(_) => Eval::Pass,
@@ -138,7 +167,7 @@ pub(super) fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
+fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
         Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::Pass,
         Some(_) => Eval::triggered(),
@@ -146,7 +175,7 @@ pub(super) fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
+fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.complete_result().is_none() {
         return Eval::NotApplicable;
     }
@@ -183,7 +212,7 @@ pub(super) fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
+fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.complete_result().is_none() {
         return Eval::NotApplicable;
     }
@@ -273,10 +302,7 @@ fn valid_meta_name(n: &[u8]) -> bool {
     }
 }
 
-/// The `_meta` key of the server's identity on a result.
-use crate::vocab::protocol::meta::SERVER_INFO;
-
-pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
+fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     if result_obj(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -304,7 +330,7 @@ pub(super) fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
+fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
     if result_obj(cx).is_none() {
         return Eval::NotApplicable;
     }

@@ -2,10 +2,14 @@
 //! (once per exchange for all rules sharing that definition and target) and report the errors
 //! the table routes to this rule.
 
-use super::{Eval, Hit, Params};
-use crate::engine::Cx;
+use crate::check_api::{Cx, Eval, Hit, Params};
 
-pub(super) fn schema(cx: &Cx<'_>, p: &Params) -> Eval {
+crate::declare_checks! {
+    "schema" => schema, ["def", "at", "paths", "keywords", "code"], ["def", "at", "paths"], NONE,
+        "the target does not validate against the revision's schema definition `def` (errors routed by pointer)";
+}
+
+fn schema(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some((group, me)) = p.group() else {
         return Eval::NotApplicable;
     };
@@ -19,7 +23,12 @@ pub(super) fn schema(cx: &Cx<'_>, p: &Params) -> Eval {
     let hits: Vec<Hit> = errors
         .iter()
         .filter(|e| e.owner == Some(me))
-        .map(|e| Hit::new(format!("{prefix}{}", e.pointer), e.message.clone()))
+        .map(|e| {
+            Hit::new(
+                format!("{prefix}{}", e.error.pointer),
+                e.error.message.clone(),
+            )
+        })
         .collect();
     Eval::from_hits(hits)
 }

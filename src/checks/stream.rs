@@ -3,9 +3,41 @@
 
 use serde_json::Value;
 
-use super::{Eval, Hit, Params};
-use crate::engine::{Body, Cx, MessageKind, Stream, excerpt, ids_equal};
+use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::wire::analysis::{Body, MessageKind, Stream, StreamMessage, ids_equal};
+use crate::wire::excerpt;
 use crate::wire::exchange::BodyEnd;
+
+crate::declare_checks! {
+    "sse_event_json" => sse_event_json, [], [], STREAM,
+        "an SSE event before the final response carries data that is not JSON";
+    "sse_message_shape" => sse_message_shape, [], [], STREAM,
+        "an SSE event carries JSON that is not a JSON-RPC message";
+    "sse_final_response" => sse_final_response, ["resumable"], ["resumable"], STREAM,
+        "the SSE stream ended before a response with the request's id";
+    "body_cut_off" => body_cut_off, [], [], NONE,
+        "a JSON body ended early (reset or timeout) and does not parse";
+    "sse_server_request" => sse_server_request, [], [], STREAM,
+        "the SSE stream carries a server-to-client JSON-RPC request";
+    "sse_unmatched_response" => sse_unmatched_response, [], [], STREAM,
+        "the SSE stream carries a response other than the final one (another id, or a repeat)";
+    "sse_after_final" => sse_after_final, [], [], STREAM,
+        "events follow the final response on the SSE stream";
+    "sse_progress" => sse_progress, [], [], STREAM,
+        "a progress notification with another token, without a requested token, not increasing, or after the response";
+    "sse_log_without_level" => sse_log_without_level, [], [], STREAM,
+        "a log message notification on a request that set no log level";
+    "sse_notification_method" => sse_notification_method, ["names"], ["names"], STREAM,
+        "a notification whose method is one of `names` is on the stream";
+    "sse_unrelated_notification" => sse_unrelated_notification, ["names"], ["names"], STREAM,
+        "a notification whose method is not one of `names` (the request-related ones) is on the stream";
+    "sse_accel_buffering" => sse_accel_buffering, [], [], STREAM,
+        "an SSE response lacks `X-Accel-Buffering: no`";
+    "sse_priming_event" => sse_priming_event, [], [], STREAM,
+        "an SSE stream does not start with a priming event (event id, empty data)";
+    "era_detection" => era_detection, ["codes"], ["codes"], NONE,
+        "a 400/404/405 whose body is not a recognised modern JSON-RPC error (one of `codes`)";
+}
 
 fn stream<'a>(cx: &'a Cx<'_>) -> Option<&'a Stream> {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() {
@@ -14,7 +46,7 @@ fn stream<'a>(cx: &'a Cx<'_>) -> Option<&'a Stream> {
     cx.an.stream()
 }
 
-pub(super) fn sse_event_json(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_event_json(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -36,7 +68,7 @@ pub(super) fn sse_event_json(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -79,7 +111,7 @@ fn ended(cx: &Cx<'_>, s: &Stream) -> String {
     }
 }
 
-pub(super) fn sse_final_response(cx: &Cx<'_>, p: &Params) -> Eval {
+fn sse_final_response(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -116,7 +148,7 @@ pub(super) fn sse_final_response(cx: &Cx<'_>, p: &Params) -> Eval {
     Eval::hit("", msg)
 }
 
-pub(super) fn body_cut_off(cx: &Cx<'_>, _: &Params) -> Eval {
+fn body_cut_off(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() || !cx.an.json_branch() {
         return Eval::NotApplicable;
     }
@@ -137,7 +169,7 @@ pub(super) fn body_cut_off(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn sse_server_request(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_server_request(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -160,7 +192,7 @@ pub(super) fn sse_server_request(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -193,7 +225,7 @@ pub(super) fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_after_final(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_after_final(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -218,7 +250,7 @@ pub(super) fn sse_after_final(cx: &Cx<'_>, _: &Params) -> Eval {
 fn notifications<'a>(
     s: &'a Stream,
     method: &'a str,
-) -> impl Iterator<Item = (bool, &'a crate::engine::StreamMessage)> + 'a {
+) -> impl Iterator<Item = (bool, &'a StreamMessage)> + 'a {
     let fi = s.final_index;
     s.messages
         .iter()
@@ -229,7 +261,7 @@ fn notifications<'a>(
         .map(move |(i, m)| (fi.is_some_and(|f| i > f), m))
 }
 
-pub(super) fn sse_progress(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_progress(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -296,7 +328,7 @@ pub(super) fn sse_progress(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -342,15 +374,15 @@ fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str
     Eval::from_hits(hits)
 }
 
-pub(super) fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
+fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
     notifications_by_name(cx, &p.names, true, "on the response stream")
 }
 
-pub(super) fn sse_unrelated_notification(cx: &Cx<'_>, p: &Params) -> Eval {
+fn sse_unrelated_notification(cx: &Cx<'_>, p: &Params) -> Eval {
     notifications_by_name(cx, &p.names, false, "does not relate to this request")
 }
 
-pub(super) fn sse_accel_buffering(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_accel_buffering(cx: &Cx<'_>, _: &Params) -> Eval {
     if stream(cx).is_none() {
         return Eval::NotApplicable;
     }
@@ -361,7 +393,7 @@ pub(super) fn sse_accel_buffering(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn sse_priming_event(cx: &Cx<'_>, _: &Params) -> Eval {
+fn sse_priming_event(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
@@ -381,7 +413,7 @@ pub(super) fn sse_priming_event(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn era_detection(cx: &Cx<'_>, p: &Params) -> Eval {
+fn era_detection(cx: &Cx<'_>, p: &Params) -> Eval {
     let status = cx.an.status();
     if !matches!(status, 400 | 404 | 405) || !cx.an.req.expects_response() {
         return Eval::NotApplicable;

@@ -1,12 +1,29 @@
 //! HTTP-level checks: status, Content-Type branching, bodiless answers, notifications.
 
-use super::{Eval, Params};
-use crate::engine::excerpt;
-use crate::engine::{Body, Cx, Media};
+use crate::check_api::{Cx, Eval, Params};
 use crate::vocab::http::reason_phrase;
 use crate::vocab::protocol::meta;
+use crate::wire::analysis::{Body, Media};
+use crate::wire::excerpt;
 
-pub(super) fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
+crate::declare_checks! {
+    "status_not_2xx" => status_not_2xx, [], [], NONE,
+        "the HTTP status is outside 200-299";
+    "status_pairing" => status_pairing, ["code", "status"], ["code", "status"], ERROR,
+        "an error response with `code` arrived with an HTTP status other than `status`";
+    "missing_meta_rejected" => missing_meta_rejected, ["code", "status"], ["code", "status"], REQUEST,
+        "the request lacked required `_meta` fields and the answer is not `status` with error `code`";
+    "no_response_body" => no_response_body, [], [], NONE,
+        "a 2xx other than 200 with an empty body answered a request";
+    "media_type_allowed" => media_type_allowed, [], [], NONE,
+        "a 2xx answer to a request is neither application/json nor text/event-stream, or is empty";
+    "notification_accepted" => notification_accepted, [], [], NOTIFICATION,
+        "the request was a notification and the server answered 2xx";
+    "notification_no_body" => notification_no_body, [], [], NOTIFICATION,
+        "a notification was accepted with a status other than 202 or with a body";
+}
+
+fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
     let s = cx.an.status();
     if cx.an.is_2xx() {
         Eval::Pass
@@ -15,7 +32,7 @@ pub(super) fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
+fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(code), Some(status)) = (p.code, p.status) else {
         return Eval::NotApplicable;
     };
@@ -37,7 +54,10 @@ pub(super) fn status_pairing(cx: &Cx<'_>, p: &Params) -> Eval {
     }
 }
 
-pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
+fn missing_meta_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(code), Some(status)) = (p.code, p.status) else {
+        return Eval::NotApplicable;
+    };
     let req = &cx.an.req;
     if req.body.is_none() || req.is_notification || req.method.is_none() {
         return Eval::NotApplicable;
@@ -51,26 +71,26 @@ pub(super) fn missing_meta_rejected(cx: &Cx<'_>, _: &Params) -> Eval {
     }
     // Only a server that processed the request (2xx) or rejected it as malformed (400) is
     // judged here; a 503 or 429 says nothing about how it would treat the request.
-    if missing.is_empty() || !(cx.an.is_2xx() || cx.an.status() == 400) {
+    if missing.is_empty() || !(cx.an.is_2xx() || cx.an.status() == status) {
         return Eval::NotApplicable;
     }
-    if cx.an.status() == 400 && cx.error_code() == Some(-32602) {
+    if cx.an.status() == status && cx.error_code() == Some(code) {
         return Eval::Pass;
     }
     let got = match cx.error_code() {
         Some(c) => format!("HTTP {} with error {c}", cx.an.status()),
-        None => format!("HTTP {} without a -32602 error", cx.an.status()),
+        None => format!("HTTP {} without a {code} error", cx.an.status()),
     };
     Eval::hit(
         "",
         format!(
-            "the request's _meta lacks {}; the server must reject it with HTTP 400 and -32602, but answered {got}",
+            "the request's _meta lacks {}; the server must reject it with HTTP {status} and {code}, but answered {got}",
             missing.join(" and ")
         ),
     )
 }
 
-pub(super) fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
+fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() || cx.an.status() == 200 {
         return Eval::NotApplicable;
     }
@@ -88,7 +108,7 @@ pub(super) fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn media_type_allowed(cx: &Cx<'_>, _: &Params) -> Eval {
+fn media_type_allowed(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() {
         return Eval::NotApplicable;
     }
@@ -118,7 +138,7 @@ pub(super) fn media_type_allowed(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn notification_accepted(cx: &Cx<'_>, _: &Params) -> Eval {
+fn notification_accepted(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.req.is_notification {
         return Eval::NotApplicable;
     }
@@ -129,7 +149,7 @@ pub(super) fn notification_accepted(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-pub(super) fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
+fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.req.is_notification || !cx.an.is_2xx() {
         return Eval::NotApplicable;
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{ProtocolArg, exit, load_table, parse_protocol, protocols_of};
+use super::{ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
 use crate::render::Style;
 use crate::report::{
     self, Baseline, CheckOptions, FailOn, check_files, collect_files, text::TextOptions,
@@ -202,7 +202,7 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
         Ok(o) => o,
         Err(e) => return usage(e),
     };
-    let table = match load_table(&a.inner.rules) {
+    let engine = match load_engine(&a.inner.rules) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -234,7 +234,7 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
     };
     let options = CheckOptions {
         protocols: protocols_of(&a.inner.protocol),
-        table,
+        engine,
         fail_on: match a.inner.fail_on {
             FailOnArg::Error => FailOn::Error,
             FailOnArg::Warning => FailOn::Warning,

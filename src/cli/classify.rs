@@ -7,10 +7,11 @@ use std::process::ExitCode;
 
 use clap::{ArgGroup, Args};
 
-use super::{Format, ProtocolArg, exit, load_table, parse_protocol, protocols_of};
+use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
 use crate::engine::{Options, judge};
+use crate::judge::Engine;
 use crate::render::{self, Style};
-use crate::rules::RuleTable;
+use crate::views::JudgementOut;
 use crate::vocab::Severity;
 use crate::wire::exchange::ExchangeFile;
 use crate::{har, jsonl};
@@ -64,21 +65,21 @@ pub(crate) struct ClassifyArgs {
 }
 
 pub(crate) fn run(a: ClassifyArgs) -> ExitCode {
-    let table = match load_table(&a.rules) {
+    let engine = match load_engine(&a.rules) {
         Ok(t) => t,
         Err(code) => return code,
     };
     if let Some(path) = &a.jsonl {
-        return run_jsonl(&a, path, table);
+        return run_jsonl(&a, path, engine);
     }
     if let Some(path) = &a.har {
-        return run_har(&a, path, table);
+        return run_har(&a, path, engine);
     }
     let Some(file) = &a.file else {
         eprintln!("mcp-verdict: classify needs FILE, --har FILE or --jsonl [FILE]");
         return ExitCode::from(exit::USAGE);
     };
-    run_file(&a, file, table)
+    run_file(&a, file, engine)
 }
 
 fn read_input(path: &Path) -> Result<(String, Vec<u8>), ExitCode> {
@@ -101,7 +102,7 @@ fn read_input(path: &Path) -> Result<(String, Vec<u8>), ExitCode> {
     }
 }
 
-fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode {
+fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
     let (label, bytes) = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -116,7 +117,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCod
     let protocols = protocols_of(&a.protocol);
     let options = Options {
         protocols: protocols.as_deref(),
-        table,
+        engine,
     };
     let judgement = match judge(&ex, &options) {
         Ok(j) => j,
@@ -128,7 +129,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCod
     let text = match a.format.unwrap_or(Format::Text) {
         Format::Text => render::judgement(&judgement, &label, Style::detect_stdout()),
         Format::Json => {
-            let out = judgement.to_output(Some(label.clone()));
+            let out = JudgementOut::of(&judgement, Some(label.clone()));
             serde_json::to_string_pretty(&out).expect("verdicts serialize") + "\n"
         }
     };
@@ -140,7 +141,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCod
     ExitCode::from(if failed { exit::FINDINGS } else { exit::OK })
 }
 
-fn run_har(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode {
+fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
     let (label, bytes) = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -155,7 +156,7 @@ fn run_har(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode
     let protocols = protocols_of(&a.protocol);
     let options = Options {
         protocols: protocols.as_deref(),
-        table,
+        engine,
     };
     let report = har::judge(&capture, &options);
     let text = match a.format.unwrap_or(Format::Text) {
@@ -173,7 +174,7 @@ fn run_har(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode
     })
 }
 
-fn run_jsonl(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCode {
+fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
     if a.format == Some(Format::Text) {
         eprintln!(
             "mcp-verdict: --jsonl writes JSON lines only; drop --format text (or use --format json)"
@@ -188,7 +189,7 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, table: &'static RuleTable) -> ExitCo
     let options = jsonl::JsonlOptions {
         judge: Options {
             protocols: protocols.as_deref(),
-            table,
+            engine,
         },
         threads: a.jobs.unwrap_or(0),
         max_line_bytes: a.max_line_bytes,

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::rules::RuleTable;
+use crate::judge::Engine;
 use crate::vocab::Protocol;
 
 /// Judge MCP tools/call responses per protocol revision and cite the spec rule behind every
@@ -72,10 +72,10 @@ pub(crate) enum Format {
     Json,
 }
 
-pub(crate) fn load_table(dir: &Option<std::path::PathBuf>) -> Result<&'static RuleTable, ExitCode> {
+pub(crate) fn load_engine(dir: &Option<std::path::PathBuf>) -> Result<&'static Engine, ExitCode> {
     match dir {
-        None => Ok(RuleTable::builtin()),
-        Some(d) => match RuleTable::from_dir(d) {
+        None => Ok(Engine::builtin()),
+        Some(d) => match Engine::from_dir(d) {
             Ok(t) => Ok(Box::leak(Box::new(t))),
             Err(e) => {
                 eprintln!("mcp-verdict: cannot load the rule table: {e}");

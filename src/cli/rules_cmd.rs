@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 use serde::Serialize;
 
-use super::{Format, exit, load_table};
+use super::{Format, exit, load_engine};
 use crate::render::{self, Style};
 use crate::vocab::Protocol;
 
@@ -40,11 +40,17 @@ struct RuleOut<'a> {
 }
 
 #[derive(Serialize)]
+struct PrecedenceOut<'a> {
+    band: &'a str,
+    rank: u32,
+}
+
+#[derive(Serialize)]
 struct RevisionOut<'a> {
     protocol: &'a str,
     level: &'a str,
     outcome: Option<&'a str>,
-    precedence: Option<i32>,
+    precedence: Option<PrecedenceOut<'a>>,
     severity: Option<&'a str>,
     default: Option<&'a crate::rules::DefaultEffect>,
     url: &'a str,
@@ -52,8 +58,8 @@ struct RevisionOut<'a> {
 }
 
 pub(crate) fn run(a: RulesArgs) -> ExitCode {
-    let table = match load_table(&a.rules) {
-        Ok(t) => t,
+    let table = match load_engine(&a.rules) {
+        Ok(e) => e.table(),
         Err(code) => return code,
     };
     let style = Style::detect_stdout();
@@ -100,7 +106,7 @@ pub(crate) fn run(a: RulesArgs) -> ExitCode {
                     example: r.example.as_deref(),
                     actor: r.actor.as_ref(),
                     layer: r.layer.as_ref(),
-                    check: r.check.name,
+                    check: r.check,
                     revisions: r
                         .revisions
                         .iter()
@@ -109,7 +115,10 @@ pub(crate) fn run(a: RulesArgs) -> ExitCode {
                             protocol: act.protocol.as_str(),
                             level: act.level.as_ref(),
                             outcome: act.outcome.map(|o| o.as_str()),
-                            precedence: act.outcome.map(|_| act.precedence),
+                            precedence: act.precedence.map(|p| PrecedenceOut {
+                                band: &table.bands()[p.band].name,
+                                rank: p.rank,
+                            }),
                             severity: act.severity.map(|s| -> &str { s.into() }),
                             default: act.default.as_ref(),
                             url: &act.cite.url,

@@ -55,7 +55,6 @@ pub use plan::{CallKind, PlannedCall, UNKNOWN_TOOL, header_value, is_secret_head
 
 use crate::diag::{sanitize, sanitize_value};
 use crate::engine::{Judgement, Options, Verdict, judge};
-use crate::rules::RuleTable;
 use crate::vocab::{Outcome, Severity};
 use crate::vocab::{Protocol, exit};
 use crate::wire::exchange::{BodyEnd, Exchange, Headers, RecordedRequest};
@@ -871,7 +870,7 @@ impl<'a> Runner<'a> {
                 &exchange,
                 &Options {
                     protocols: Some(single(self.p)),
-                    table: RuleTable::builtin(),
+                    ..Options::default()
                 },
             )
             .expect("the revision is given explicitly");

@@ -197,7 +197,7 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 end_note: x.end_note.clone(),
                 server_requests: x.server_requests.clone(),
                 follow_up: x.follow_up.clone(),
-                judgement: x.judgement.to_output(x.exchange.name.clone()),
+                judgement: crate::views::JudgementOut::of(&x.judgement, x.exchange.name.clone()),
             })
             .collect(),
         failures: r

@@ -15,6 +15,7 @@ use super::{
     RuleEval, RuleState, Status, rule_counts,
 };
 use crate::engine::{JudgeError, Options, Verdict, judge, revisions_of};
+use crate::judge::Engine;
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
 use crate::vocab::Severity;
@@ -63,8 +64,8 @@ pub struct CheckOptions<'t> {
     /// and `expect` keys), else the recorded request's, else every revision when `expect` has
     /// only `all`.
     pub protocols: Option<Vec<Protocol>>,
-    /// The rule table.
-    pub table: &'t RuleTable,
+    /// The engine (rule table and plan).
+    pub engine: &'t Engine,
     /// Threshold for files without expectations.
     pub fail_on: FailOn,
     /// Whether findings not listed in `rules` fail files with expectations.
@@ -77,10 +78,10 @@ pub struct CheckOptions<'t> {
 
 impl<'t> CheckOptions<'t> {
     /// Defaults: revisions from the files, `--fail-on error`, not strict, no baseline.
-    pub fn new(table: &'t RuleTable) -> CheckOptions<'t> {
+    pub fn new(engine: &'t Engine) -> CheckOptions<'t> {
         CheckOptions {
             protocols: None,
-            table,
+            engine,
             fail_on: FailOn::Error,
             strict: false,
             baseline: None,
@@ -91,7 +92,7 @@ impl<'t> CheckOptions<'t> {
 
 impl Default for CheckOptions<'static> {
     fn default() -> Self {
-        CheckOptions::new(RuleTable::builtin())
+        CheckOptions::new(Engine::builtin())
     }
 }
 
@@ -254,7 +255,7 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
 fn assemble(files: Vec<FileResult>, options: &CheckOptions<'_>) -> CheckRun {
     let conformance = super::judged_revisions(&files)
         .into_iter()
-        .map(|p| conformance_of(&files, p, options.table))
+        .map(|p| conformance_of(&files, p, options.engine.table()))
         .collect();
     let mut run = CheckRun {
         files,
@@ -398,7 +399,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
     for (key, exp) in &file.expect {
         for (field, ids) in [("rules", &exp.rules), ("absent", &exp.absent)] {
             for (i, id) in ids.iter().enumerate() {
-                if options.table.rule(id).is_none() {
+                if options.engine.table().rule(id).is_none() {
                     let pos = at(&format!(
                         "/expect/{}/{field}/{i}",
                         crate::vocab::pointer::escape(key)
@@ -443,7 +444,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         &ex,
         &Options {
             protocols: Some(&protocols),
-            table: options.table,
+            engine: options.engine,
         },
     ) {
         Ok(j) => j,
@@ -519,14 +520,14 @@ fn compare(
     options: &CheckOptions<'_>,
     locator: &Locator<'_>,
 ) -> RevisionResult {
-    let out = v.to_output();
-    let actives = options.table.active(v.protocol);
+    let out = crate::views::VerdictOut::of(v);
+    let actives = options.engine.table().active(v.protocol);
     let evaluations = v
         .evaluations
         .iter()
         .zip(actives)
         .map(|(status, a)| RuleEval {
-            rule: options.table.rule_of(a).id.clone(),
+            rule: options.engine.table().rule_of(a).id.clone(),
             status: *status,
         })
         .collect();

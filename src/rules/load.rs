@@ -8,11 +8,11 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::SchemaGroup;
-use super::{Active, Cite, DefaultEffect, RevisionProfile, Rule, RuleTable};
-use crate::checks::{self, Params};
-use crate::vocab::Protocol;
-use crate::vocab::{Actor, Layer, Level, Outcome, Severity};
+use super::{
+    Active, AdviceEntry, Band, CheckSig, Cite, DefaultEffect, Params, Policy, Precedence, Replay,
+    RevisionProfile, Rule, RuleTable, SchemaGroup,
+};
+use crate::vocab::{Actor, Layer, Level, Outcome, Protocol, RetryAction, Severity};
 
 /// The rule files compiled into the binary, in load order.
 pub(super) fn embedded_sources() -> Vec<(String, String)> {
@@ -24,6 +24,8 @@ pub(super) fn embedded_sources() -> Vec<(String, String)> {
     }
     embed!(
         "revisions.toml",
+        "bands.toml",
+        "advice.toml",
         "transport.toml",
         "framing.toml",
         "envelope.toml",
@@ -34,6 +36,23 @@ pub(super) fn embedded_sources() -> Vec<(String, String)> {
         "stream.toml",
         "request.toml",
     )
+}
+
+/// Every `*.toml` file in a directory, sorted by name, as `(path, text)` pairs.
+pub(super) fn dir_sources(dir: &Path) -> Result<Vec<(String, String)>, LoadError> {
+    let mut sources = Vec::new();
+    let entries = std::fs::read_dir(dir).map_err(|e| LoadError::io(dir, &e))?;
+    let mut paths: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).map_err(|e| LoadError::io(&p, &e))?;
+        sources.push((p.display().to_string(), text));
+    }
+    Ok(sources)
 }
 
 /// Where a rule was defined.
@@ -65,7 +84,7 @@ pub struct LoadError {
 }
 
 impl LoadError {
-    pub(super) fn io(path: &Path, e: &std::io::Error) -> LoadError {
+    fn io(path: &Path, e: &std::io::Error) -> LoadError {
         LoadError {
             file: path.display().to_string(),
             line: None,
@@ -96,7 +115,84 @@ struct FileDoc {
     #[serde(default)]
     revision: Vec<RevisionDoc>,
     #[serde(default)]
+    band: Vec<BandDoc>,
+    #[serde(default)]
+    advice: Vec<AdviceDoc>,
+    #[serde(default)]
+    policy: Vec<PolicyDoc>,
+    #[serde(default)]
     rule: Vec<RuleDoc>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BandDoc {
+    name: Spanned<String>,
+    about: String,
+}
+
+/// `precedence = { band = "envelope", rank = 3 }`; a bare number is the old form, rejected
+/// with a message that says how to write it now.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PrecedenceDoc {
+    Band { band: String, rank: u32 },
+    Number(i64),
+}
+
+/// One value or a list of them.
+#[derive(Clone, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+impl<T> OneOrMany<T> {
+    fn into_vec(self) -> Vec<T> {
+        match self {
+            OneOrMany::One(t) => vec![t],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdviceDoc {
+    outcome: Spanned<OneOrMany<String>>,
+    #[serde(default)]
+    code: Option<OneOrMany<i64>>,
+    #[serde(default)]
+    status: Option<OneOrMany<u16>>,
+    #[serde(default)]
+    rule: Option<Spanned<String>>,
+    #[serde(default)]
+    revisions: Vec<Spanned<String>>,
+    #[serde(default)]
+    event_id: Option<bool>,
+    #[serde(default)]
+    action: Option<Spanned<String>>,
+    #[serde(default)]
+    replay: Option<Spanned<String>>,
+    detail: String,
+    #[serde(default)]
+    new_request_id: bool,
+    #[serde(default)]
+    cite: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PolicyDoc {
+    id: Spanned<String>,
+    title: String,
+    #[serde(default)]
+    page: Option<String>,
+    #[serde(default)]
+    anchor: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -157,7 +253,7 @@ struct RuleDoc {
     #[serde(default)]
     outcome: Option<Spanned<String>>,
     #[serde(default)]
-    precedence: Option<i32>,
+    precedence: Option<Spanned<PrecedenceDoc>>,
     #[serde(default)]
     severity: Option<Spanned<String>>,
     #[serde(default)]
@@ -178,7 +274,7 @@ struct OverrideDoc {
     #[serde(default)]
     outcome: Option<Spanned<String>>,
     #[serde(default)]
-    precedence: Option<i32>,
+    precedence: Option<Spanned<PrecedenceDoc>>,
     #[serde(default)]
     severity: Option<Spanned<String>>,
     #[serde(default)]
@@ -239,13 +335,16 @@ fn names<T: strum::IntoEnumIterator + AsRef<str>>() -> String {
 struct Variant {
     level: Level,
     outcome: Option<Outcome>,
-    precedence: Option<i32>,
+    precedence: Option<Precedence>,
     severity: Option<Severity>,
     cite_doc: Spanned<CiteDoc>,
     params: Option<Spanned<toml::Table>>,
 }
 
-pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError> {
+pub(super) fn load(
+    sources: &[(String, String)],
+    checks: &[CheckSig],
+) -> Result<RuleTable, LoadError> {
     let mut docs = Vec::new();
     for (file, text) in sources {
         let doc: FileDoc = toml::from_str(text).map_err(|e| {
@@ -313,6 +412,8 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
         }
     }
 
+    let bands = load_bands(&docs)?;
+
     let mut rules: Vec<Rule> = Vec::new();
     let mut seen: HashMap<String, RuleSource> = HashMap::new();
     let mut active: BTreeMap<Protocol, Vec<Active>> = BTreeMap::new();
@@ -345,20 +446,21 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
             }
             seen.insert(id.clone(), source.clone());
 
-            let check = checks::find(r.check.get_ref()).ok_or_else(|| {
-                cx.at(
-                    r.check.span(),
-                    format!(
-                        "unknown check `{}`; known checks: {}",
-                        r.check.get_ref(),
-                        checks::REGISTRY
-                            .iter()
-                            .map(|c| c.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                )
-            })?;
+            let check = checks
+                .iter()
+                .find(|c| c.name == r.check.get_ref())
+                .ok_or_else(|| {
+                    let mut known: Vec<&str> = checks.iter().map(|c| c.name).collect();
+                    known.sort_unstable();
+                    cx.at(
+                        r.check.span(),
+                        format!(
+                            "unknown check `{}`; known checks: {}",
+                            r.check.get_ref(),
+                            known.join(", ")
+                        ),
+                    )
+                })?;
             let actor: Actor = cx.parse(&r.actor, "actor", &names::<Actor>())?;
             let layer: Layer = cx.parse(&r.layer, "layer", &names::<Layer>())?;
             let mut revisions = Vec::new();
@@ -385,7 +487,11 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                     .as_ref()
                     .map(|o| cx.parse(o, "outcome", &names::<Outcome>()))
                     .transpose()?,
-                precedence: r.precedence,
+                precedence: r
+                    .precedence
+                    .as_ref()
+                    .map(|p| precedence(&cx, p, &bands))
+                    .transpose()?,
                 severity: r
                     .severity
                     .as_ref()
@@ -436,7 +542,7 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
             let rule_index = rules.len();
             for &p in &revisions {
                 let ov = overrides.and_then(|o| o.get_ref().get(p.as_str()));
-                let v = resolve(&cx, &base, ov)?;
+                let v = resolve(&cx, &base, ov, &bands)?;
                 if v.outcome.is_none() && v.severity.is_none() && default.is_none() {
                     return Err(cx.at(
                         r.id.span(),
@@ -467,8 +573,6 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                                 target: schema.target,
                                 code: schema.code,
                                 members: Vec::new(),
-                                validator: std::sync::OnceLock::new(),
-                                fast: std::sync::OnceLock::new(),
                             });
                             gs.len() - 1
                         }
@@ -477,16 +581,23 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                         .members
                         .push((index, schema.patterns.clone(), schema.keywords.clone()));
                 }
-                let needs = params
-                    .at
-                    .map_or(check.needs, |t| check.needs.union(t.needs()));
+                if let (Some(_), Some(place)) = (v.outcome, v.precedence)
+                    && let Some(other) = list.iter().find(|a| a.precedence == Some(place))
+                {
+                    return Err(cx.at(
+                            r.id.span(),
+                            format!(
+                                "rule `{id}` has the same precedence under {p} as `{}` ({} {}); give it another rank so that which one decides is written down",
+                                rules[other.rule].id, bands[place.band].name, place.rank
+                            ),
+                        ));
+                }
                 list.push(Active {
-                    needs,
                     rule: rule_index,
                     protocol: p,
                     level: v.level,
                     outcome: v.outcome,
-                    precedence: v.precedence.unwrap_or(i32::MAX),
+                    precedence: v.outcome.and(v.precedence),
                     severity: v.severity,
                     default: default.clone(),
                     cite,
@@ -501,7 +612,7 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
                 example: r.example.as_ref().map(|e| e.trim().to_string()),
                 actor,
                 layer,
-                check,
+                check: check.name,
                 revisions,
                 source,
             });
@@ -517,42 +628,15 @@ pub(super) fn load(sources: &[(String, String)]) -> Result<RuleTable, LoadError>
         }
     }
 
-    let plans: BTreeMap<Protocol, Vec<super::Step>> = active
-        .iter()
-        .map(|(p, list)| {
-            let steps = list
-                .iter()
-                .map(|a| super::Step {
-                    run: rules[a.rule].check.run,
-                    needs: a.needs,
-                })
-                .collect();
-            (*p, steps)
-        })
-        .collect();
-    let runnable = plans
-        .iter()
-        .map(|(p, steps): (&Protocol, &Vec<super::Step>)| {
-            let by_have = crate::checks::Needs::every()
-                .map(|have| {
-                    steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| s.needs.met_by(have))
-                        .map(|(i, _)| u16::try_from(i).expect("fewer than 65536 rules"))
-                        .collect()
-                })
-                .collect();
-            (*p, by_have)
-        })
-        .collect();
+    let (advice, policies) = load_advice(&docs, &rules, &profiles)?;
     Ok(RuleTable {
         rules,
         active,
         profiles,
         groups,
-        plans,
-        runnable,
+        bands,
+        advice,
+        policies,
     })
 }
 
@@ -570,7 +654,12 @@ fn clone_cite(c: &Spanned<CiteDoc>) -> Spanned<CiteDoc> {
     )
 }
 
-fn resolve(cx: &Ctx<'_>, base: &Variant, ov: Option<&OverrideDoc>) -> Result<Variant, LoadError> {
+fn resolve(
+    cx: &Ctx<'_>,
+    base: &Variant,
+    ov: Option<&OverrideDoc>,
+    bands: &[Band],
+) -> Result<Variant, LoadError> {
     let Some(o) = ov else {
         return Ok(Variant {
             level: base.level,
@@ -590,7 +679,10 @@ fn resolve(cx: &Ctx<'_>, base: &Variant, ov: Option<&OverrideDoc>) -> Result<Var
             Some(x) => Some(cx.parse(x, "outcome", &names::<Outcome>())?),
             None => base.outcome,
         },
-        precedence: o.precedence.or(base.precedence),
+        precedence: match &o.precedence {
+            Some(p) => Some(precedence(cx, p, bands)?),
+            None => base.precedence,
+        },
         severity: match &o.severity {
             Some(s) => Some(cx.parse(s, "severity", &names::<Severity>())?),
             None => base.severity,
@@ -646,7 +738,7 @@ fn build_cite(
 fn build_params(
     cx: &Ctx<'_>,
     id: &str,
-    check: &'static checks::CheckDef,
+    check: &CheckSig,
     table: Option<&Spanned<toml::Table>>,
     id_span: std::ops::Range<usize>,
 ) -> Result<Params, LoadError> {
@@ -692,6 +784,246 @@ fn build_params(
         .compile()
         .map_err(|e| cx.at(span, format!("rule `{id}`: params: {e}")))?;
     Ok(params)
+}
+
+type Docs<'a> = [(&'a str, &'a str, FileDoc)];
+
+fn load_bands(docs: &Docs<'_>) -> Result<Vec<Band>, LoadError> {
+    let mut bands: Vec<Band> = Vec::new();
+    for (file, text, doc) in docs {
+        let cx = Ctx { file, text };
+        for b in &doc.band {
+            let name = b.name.get_ref().trim();
+            if bands.iter().any(|x| x.name == name) {
+                return Err(cx.at(
+                    b.name.span(),
+                    format!("band `{name}` is defined twice; keep one"),
+                ));
+            }
+            bands.push(Band {
+                name: name.to_string(),
+                about: b.about.trim().to_string(),
+            });
+        }
+    }
+    Ok(bands)
+}
+
+fn band_names(bands: &[Band]) -> String {
+    bands
+        .iter()
+        .map(|b| format!("`{}`", b.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn precedence(
+    cx: &Ctx<'_>,
+    p: &Spanned<PrecedenceDoc>,
+    bands: &[Band],
+) -> Result<Precedence, LoadError> {
+    match p.get_ref() {
+        PrecedenceDoc::Band { band, rank } => {
+            let index = bands.iter().position(|b| &b.name == band).ok_or_else(|| {
+                cx.at(
+                    p.span(),
+                    format!(
+                        "unknown precedence band `{band}`; the bands are, first to decide first: {} (see rules/bands.toml)",
+                        band_names(bands)
+                    ),
+                )
+            })?;
+            Ok(Precedence {
+                band: index,
+                rank: *rank,
+            })
+        }
+        PrecedenceDoc::Number(n) => Err(cx.at(
+            p.span(),
+            format!(
+                "precedence is a band and a rank within it, e.g. precedence = {{ band = \"envelope\", rank = 3 }}, not a number ({n}); the bands are, first to decide first: {}",
+                band_names(bands)
+            ),
+        )),
+    }
+}
+
+fn load_advice(
+    docs: &Docs<'_>,
+    rules: &[Rule],
+    profiles: &BTreeMap<Protocol, RevisionProfile>,
+) -> Result<(Vec<AdviceEntry>, Vec<Policy>), LoadError> {
+    let mut policies: Vec<Policy> = Vec::new();
+    for (file, text, doc) in docs {
+        let cx = Ctx { file, text };
+        for d in &doc.policy {
+            let id = d.id.get_ref();
+            if !id.starts_with("policy.") || !valid_id(id) {
+                return Err(cx.at(
+                    d.id.span(),
+                    format!("policy id `{id}` must start with `policy.` and be lowercase dot-separated words"),
+                ));
+            }
+            if policies.iter().any(|p| &p.id == id) {
+                return Err(cx.at(d.id.span(), format!("policy `{id}` is defined twice")));
+            }
+            let urls = match (&d.page, &d.url) {
+                (Some(page), None) => profiles
+                    .iter()
+                    .map(|(p, prof)| {
+                        let mut url = format!("{}/{}", prof.docs, page.trim_matches('/'));
+                        if let Some(a) = &d.anchor {
+                            url.push('#');
+                            url.push_str(a);
+                        }
+                        (*p, url)
+                    })
+                    .collect(),
+                (None, Some(url)) => Protocol::all().map(|p| (p, url.clone())).collect(),
+                _ => {
+                    return Err(cx.at(
+                        d.id.span(),
+                        format!("policy `{id}` needs exactly one of `page` (an MCP spec page, with optional `anchor`) or `url`"),
+                    ));
+                }
+            };
+            policies.push(Policy {
+                id: id.clone(),
+                title: d.title.trim().to_string(),
+                urls,
+            });
+        }
+    }
+    let mut advice = Vec::new();
+    for (file, text, doc) in docs {
+        let cx = Ctx { file, text };
+        for d in &doc.advice {
+            let (line, _) = line_col(text, d.outcome.span().start);
+            let source = format!("{file}:{line}");
+            let mut outcomes = Vec::new();
+            let given = match d.outcome.get_ref() {
+                OneOrMany::One(o) => vec![o.as_str()],
+                OneOrMany::Many(v) => v.iter().map(String::as_str).collect(),
+            };
+            for o in given {
+                outcomes.push(o.parse::<Outcome>().map_err(|_| {
+                    cx.at(
+                        d.outcome.span(),
+                        format!(
+                            "unknown outcome `{o}`; expected one of {}",
+                            names::<Outcome>()
+                        ),
+                    )
+                })?);
+            }
+            let mut revisions = Vec::new();
+            for r in &d.revisions {
+                revisions.push(Protocol::parse(r.get_ref()).ok_or_else(|| {
+                    cx.at(
+                        r.span(),
+                        format!(
+                            "unknown revision `{}`; this build knows {}",
+                            r.get_ref(),
+                            Protocol::names()
+                        ),
+                    )
+                })?);
+            }
+            if let Some(r) = &d.rule
+                && !rules.iter().any(|x| &x.id == r.get_ref())
+            {
+                return Err(cx.at(
+                    r.span(),
+                    format!(
+                        "advice refers to rule `{}`, which is not in the table",
+                        r.get_ref()
+                    ),
+                ));
+            }
+            let replay = match &d.replay {
+                Some(r) => r.get_ref().parse::<Replay>().map_err(|_| {
+                    cx.at(
+                        r.span(),
+                        format!(
+                            "unknown replay `{}`; expected one of `never`, `backoff`, `reissue`, `retry_after`",
+                            r.get_ref()
+                        ),
+                    )
+                })?,
+                None => Replay::Never,
+            };
+            let action = match (&d.action, replay) {
+                (Some(a), Replay::Never) => cx.parse(a, "action", &names::<RetryAction>())?,
+                (None, Replay::Never) => {
+                    return Err(cx.at(
+                        d.outcome.span(),
+                        "advice needs an `action` (or a `replay` mode, which chooses its own)",
+                    ));
+                }
+                (Some(a), _) => {
+                    return Err(cx.at(
+                        a.span(),
+                        "an advice entry with a `replay` mode chooses its own action; remove `action`",
+                    ));
+                }
+                (None, _) => RetryAction::DoNotRetry,
+            };
+            let mut cites = Vec::new();
+            for c in &d.cite {
+                let id = c.get_ref();
+                let known = if id.starts_with("policy.") {
+                    policies.iter().any(|p| &p.id == id)
+                } else {
+                    rules.iter().any(|r| &r.id == id)
+                };
+                if !known {
+                    return Err(cx.at(
+                        c.span(),
+                        format!("advice cites `{id}`, which is neither a rule of the table nor a [[policy]]"),
+                    ));
+                }
+                cites.push(id.clone());
+            }
+            advice.push(AdviceEntry {
+                outcomes,
+                codes: d.code.clone().map(OneOrMany::into_vec).unwrap_or_default(),
+                statuses: d
+                    .status
+                    .clone()
+                    .map(OneOrMany::into_vec)
+                    .unwrap_or_default(),
+                rule: d.rule.as_ref().map(|r| r.get_ref().clone()),
+                revisions,
+                event_id: d.event_id,
+                action,
+                replay,
+                detail: d.detail.trim().to_string(),
+                new_request_id: d.new_request_id,
+                cites,
+                source,
+            });
+        }
+    }
+    if !advice.is_empty() {
+        for o in <Outcome as strum::IntoEnumIterator>::iter() {
+            if !advice
+                .iter()
+                .any(|a| a.is_fallback() && a.outcomes.contains(&o))
+            {
+                return Err(LoadError {
+                    file: docs
+                        .first()
+                        .map_or_else(|| "rules".into(), |d| d.0.to_string()),
+                    line: None,
+                    column: None,
+                    message: format!(
+                        "no [[advice]] entry without conditions covers {o}; add one so that every verdict gets advice"
+                    ),
+                });
+            }
+        }
+    }
+    Ok((advice, policies))
 }
 
 fn valid_id(id: &str) -> bool {

@@ -1,11 +1,15 @@
-//! The spec-rule table: loading, validation and per-revision resolution.
+//! The spec-rule table as data: loading, validation and per-revision resolution.
 //!
 //! The table (TOML files under `rules/`) decides, per protocol revision, which checks run, what
-//! a triggered check means (an outcome with a precedence, a finding with a severity, or a
-//! default applied) and which spec sentence it cites. Code implements checks by name
-//! (`crate::checks`); nothing here knows what a check does.
+//! a triggered check means (an outcome in a precedence band, a finding with a severity, or a
+//! default applied), which spec sentence it cites, and what a client should do next (the
+//! advice entries). Nothing here runs a check: a rule names its check, and the judge binds
+//! names to code. The loader only needs each check's name and parameters ([`CheckSig`]) to
+//! reject a rule that names an unknown check or passes it an unknown parameter.
 
+mod advice;
 mod load;
+mod params;
 mod pattern;
 
 use std::collections::BTreeMap;
@@ -13,12 +17,23 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+pub use advice::{AdviceEntry, Policy, Replay};
 pub use load::{LoadError, RuleSource};
+pub use params::{Params, Target};
 pub use pattern::PointerPattern;
 
-use crate::checks::{CheckDef, Params};
-use crate::vocab::Protocol;
-use crate::vocab::{Actor, Layer, Level, Outcome, Severity};
+use crate::vocab::{Actor, Layer, Level, Outcome, Protocol, Severity};
+
+/// What the loader needs to know of a check the code implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckSig {
+    /// The name rules refer to.
+    pub name: &'static str,
+    /// Parameters it accepts.
+    pub params: &'static [&'static str],
+    /// Parameters it needs.
+    pub required: &'static [&'static str],
+}
 
 /// Where a rule's citation points.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -40,6 +55,26 @@ pub struct DefaultEffect {
     pub value: Value,
 }
 
+/// A precedence band: when several outcome rules trigger, the rule in the earliest band
+/// decides, and within a band the lowest rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// The band's name, e.g. `envelope`.
+    pub name: String,
+    /// What its rules decide.
+    pub about: String,
+}
+
+/// Where an outcome rule stands when several trigger: lower decides first. Ties are
+/// impossible: the loader rejects two outcome rules of one revision with the same place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Precedence {
+    /// Index of the band in [`RuleTable::bands`].
+    pub band: usize,
+    /// Rank within the band.
+    pub rank: u32,
+}
+
 /// A rule as written in the table.
 #[derive(Debug)]
 pub struct Rule {
@@ -57,8 +92,8 @@ pub struct Rule {
     pub actor: Actor,
     /// The layer it belongs to.
     pub layer: Layer,
-    /// The named check it runs.
-    pub check: &'static CheckDef,
+    /// The name of the check it runs.
+    pub check: &'static str,
     /// Revisions it applies to.
     pub revisions: Vec<Protocol>,
     /// Where it was defined.
@@ -76,8 +111,8 @@ pub struct Active {
     pub level: Level,
     /// The outcome a trigger decides, if any.
     pub outcome: Option<Outcome>,
-    /// Lower decides first when several outcome rules trigger.
-    pub precedence: i32,
+    /// Where the outcome stands when several outcome rules trigger (outcome rules only).
+    pub precedence: Option<Precedence>,
     /// The severity of the finding a trigger produces, if any.
     pub severity: Option<Severity>,
     /// The default a trigger applies, if any.
@@ -86,9 +121,6 @@ pub struct Active {
     pub cite: Cite,
     /// Check parameters under this revision.
     pub params: Params,
-    /// What the exchange must have for the check to apply (the check's own needs plus its
-    /// schema target's).
-    pub needs: crate::checks::Needs,
 }
 
 /// Data that differs between revisions and is not a rule.
@@ -105,67 +137,20 @@ pub struct RevisionProfile {
     pub error_codes: BTreeMap<i64, String>,
 }
 
-/// A loaded, validated rule table.
-#[derive(Debug)]
-pub struct RuleTable {
-    rules: Vec<Rule>,
-    active: BTreeMap<Protocol, Vec<Active>>,
-    profiles: BTreeMap<Protocol, RevisionProfile>,
-    /// Schema groups per revision: each (definition, target) validated once per exchange.
-    groups: BTreeMap<Protocol, Vec<SchemaGroup>>,
-    /// Per revision, what the engine runs for each active rule, packed small so that one pass
-    /// over the table stays in cache (an `Active` with its parameters and citation is large).
-    plans: BTreeMap<Protocol, Vec<Step>>,
-    /// Per revision and per set of parts an exchange has ([`Needs`] bits), the plan steps
-    /// that can apply; every other step could only say "not applicable" and is not run.
-    ///
-    /// [`Needs`]: crate::checks::Needs
-    runnable: BTreeMap<Protocol, Vec<Box<[u16]>>>,
-}
-
-/// One step of a revision's evaluation plan: the check to run for the active rule at the
-/// same index, and what the exchange must have for it to apply.
-#[derive(Clone, Copy, Debug)]
-pub struct Step {
-    /// The check.
-    pub run: fn(&crate::engine::Cx<'_>, &crate::checks::Params) -> crate::checks::Eval,
-    /// What it needs.
-    pub needs: crate::checks::Needs,
-}
-
 /// Rules that share one schema validation, and how its errors are routed among them.
 #[derive(Debug, Clone)]
 pub struct SchemaGroup {
     /// The schema definition.
     pub def: String,
     /// Where in the message the definition applies.
-    pub target: crate::checks::Target,
+    pub target: Target,
     /// Error-code filter for error-response targets.
     pub code: Option<i64>,
     /// Member rules: (index into the revision's active list, patterns, keyword filter).
     pub members: Vec<(usize, Vec<PointerPattern>, Vec<String>)>,
-    /// The compiled definition, looked up on first use.
-    pub(crate) validator: std::sync::OnceLock<Option<&'static jsonschema::Validator>>,
-    /// Its specialised validity check, looked up on first use.
-    pub(crate) fast: std::sync::OnceLock<Option<&'static crate::fast_schema::FastValidator>>,
 }
 
 impl SchemaGroup {
-    /// The definition's compiled validator in a revision's schemas (`None` when the schema
-    /// has no such definition).
-    pub fn validator(&self, protocol: Protocol) -> Option<&'static jsonschema::Validator> {
-        *self
-            .validator
-            .get_or_init(|| crate::schema::for_revision(protocol).def(&self.def))
-    }
-
-    /// The definition's specialised validity check ([`crate::fast_schema`]), when it has one.
-    pub fn fast(&self, protocol: Protocol) -> Option<&'static crate::fast_schema::FastValidator> {
-        *self
-            .fast
-            .get_or_init(|| crate::schema::for_revision(protocol).fast(&self.def))
-    }
-
     /// The member (active index) that owns an error at `pointer` with `keyword`: the most
     /// specific matching pattern wins; ties go to the rule listed first.
     pub fn owner(&self, pointer: &str, keyword: &str) -> Option<usize> {
@@ -187,37 +172,37 @@ impl SchemaGroup {
     }
 }
 
-static DEFAULT_TABLE: std::sync::LazyLock<RuleTable> = std::sync::LazyLock::new(|| {
-    RuleTable::from_sources(&load::embedded_sources())
-        .unwrap_or_else(|e| panic!("the embedded rule table is invalid: {e}"))
-});
+/// A loaded, validated rule table.
+#[derive(Debug)]
+pub struct RuleTable {
+    rules: Vec<Rule>,
+    active: BTreeMap<Protocol, Vec<Active>>,
+    profiles: BTreeMap<Protocol, RevisionProfile>,
+    /// Schema groups per revision: each (definition, target) validated once per exchange.
+    groups: BTreeMap<Protocol, Vec<SchemaGroup>>,
+    bands: Vec<Band>,
+    advice: Vec<AdviceEntry>,
+    policies: Vec<Policy>,
+}
 
 impl RuleTable {
-    /// The table shipped with this build (`rules/*.toml`), loaded once.
-    pub fn builtin() -> &'static RuleTable {
-        &DEFAULT_TABLE
+    /// Loads a table from `(file name, TOML text)` pairs; `checks` are the checks the code
+    /// implements. File names are relative to the table's root (`transport/sse.toml`).
+    pub fn from_sources(
+        sources: &[(String, String)],
+        checks: &[CheckSig],
+    ) -> Result<RuleTable, LoadError> {
+        load::load(sources, checks)
     }
 
-    /// Loads a table from `(file name, TOML text)` pairs.
-    pub fn from_sources(sources: &[(String, String)]) -> Result<RuleTable, LoadError> {
-        load::load(sources)
+    /// Loads a table from every `*.toml` file under a directory (subdirectories included).
+    pub fn from_dir(dir: &std::path::Path, checks: &[CheckSig]) -> Result<RuleTable, LoadError> {
+        RuleTable::from_sources(&load::dir_sources(dir)?, checks)
     }
 
-    /// Loads a table from every `*.toml` file in a directory.
-    pub fn from_dir(dir: &std::path::Path) -> Result<RuleTable, LoadError> {
-        let mut sources = Vec::new();
-        let entries = std::fs::read_dir(dir).map_err(|e| LoadError::io(dir, &e))?;
-        let mut paths: Vec<_> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        paths.sort();
-        for p in paths {
-            let text = std::fs::read_to_string(&p).map_err(|e| LoadError::io(&p, &e))?;
-            sources.push((p.display().to_string(), text));
-        }
-        RuleTable::from_sources(&sources)
+    /// The table shipped with this build (`rules/**/*.toml`) as `(file name, text)` pairs.
+    pub fn embedded_sources() -> Vec<(String, String)> {
+        load::embedded_sources()
     }
 
     /// Every rule, in table order.
@@ -249,19 +234,6 @@ impl RuleTable {
             .expect("load() guarantees a profile per revision")
     }
 
-    /// The revision's evaluation plan, parallel to [`RuleTable::active`].
-    pub fn plan(&self, protocol: Protocol) -> &[Step] {
-        self.plans.get(&protocol).map_or(&[], Vec::as_slice)
-    }
-
-    /// The indexes of the plan steps that can apply to an exchange that has `have`.
-    pub fn runnable(&self, protocol: Protocol, have: crate::checks::Needs) -> &[u16] {
-        self.runnable
-            .get(&protocol)
-            .and_then(|r| r.get(usize::from(have.bits())))
-            .map_or(&[], |b| b)
-    }
-
     /// The revision's schema groups.
     pub fn groups(&self, protocol: Protocol) -> &[SchemaGroup] {
         self.groups.get(&protocol).map_or(&[], Vec::as_slice)
@@ -270,5 +242,26 @@ impl RuleTable {
     /// The rule an active entry belongs to.
     pub fn rule_of(&self, active: &Active) -> &Rule {
         &self.rules[active.rule]
+    }
+
+    /// The precedence bands, first to decide first.
+    pub fn bands(&self) -> &[Band] {
+        &self.bands
+    }
+
+    /// A precedence as people read it: `envelope 3`.
+    pub fn precedence_label(&self, p: Precedence) -> String {
+        format!("{} {}", self.bands[p.band].name, p.rank)
+    }
+
+    /// The advice entries, in the order they are tried (the first that applies gives the
+    /// advice).
+    pub fn advice(&self) -> &[AdviceEntry] {
+        &self.advice
+    }
+
+    /// This project's own policies that advice cites (`policy.*`).
+    pub fn policy(&self, id: &str) -> Option<&Policy> {
+        self.policies.iter().find(|p| p.id == id)
     }
 }

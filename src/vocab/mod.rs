@@ -3,11 +3,13 @@
 //! codes), HTTP reason phrases, JSON Pointer tokens and exit statuses. Nothing here imports
 //! another module of this crate.
 
+mod advice;
 pub mod exit;
 pub mod http;
 mod model;
 pub mod pointer;
 pub mod protocol;
 
+pub use advice::RetryAction;
 pub use model::{Actor, Layer, Level, Outcome, Severity};
 pub use protocol::Protocol;

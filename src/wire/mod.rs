@@ -3,6 +3,25 @@
 
 pub mod analysis;
 pub mod exchange;
+pub mod hints;
 pub(crate) mod jsondup;
 pub mod sse;
 pub(crate) mod utf8;
+
+/// The first `max` characters of a body, lossily decoded, with control characters shown.
+pub fn excerpt(bytes: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out: String = text
+        .chars()
+        .take(max)
+        .map(|c| match c {
+            '\n' => '⏎',
+            c if c.is_control() => '·',
+            c => c,
+        })
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}

@@ -60,7 +60,7 @@
 //! # Example
 //!
 //! ```
-//! use mcp_verdict::sse::{parse, SkipKind};
+//! use mcp_verdict::wire::sse::{parse, SkipKind};
 //!
 //! let body = b"id: 7f\ndata:\n\n: ping\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":1}\n\ndata: {\"cut";
 //! let parsed = parse(body);

@@ -151,7 +151,7 @@ fn format_check(name: &str) -> Option<Format> {
     if name == "byte" {
         return Some(Format::Base64);
     }
-    crate::schema::options()
+    super::formats::options()
         .build(&serde_json::json!({ "format": name }))
         .ok()
         .map(Format::Other)
@@ -159,7 +159,7 @@ fn format_check(name: &str) -> Option<Format> {
 
 impl FastValidator {
     /// Compiles `#/$defs/<name>` of a schema document whose `format` keywords are asserted
-    /// (`byte` as base64 through [`crate::schema::is_base64`]).
+    /// (`byte` as base64 through [`super::formats::is_base64`]).
     pub fn compile(root: &Value, name: &str) -> Result<FastValidator, Unsupported> {
         let defs = root
             .get("$defs")
@@ -239,7 +239,7 @@ impl FastValidator {
                 return false;
             }
             Value::String(s) if f & FORMAT != 0 => match &n.format {
-                Some(Format::Base64) if !crate::schema::is_base64(s) => return false,
+                Some(Format::Base64) if !super::formats::is_base64(s) => return false,
                 Some(Format::Other(fv)) if !fv.is_valid(v) => return false,
                 _ => {}
             },

@@ -1,26 +1,33 @@
 //! The project's versioned JSON Schemas (`schemas/<revision>/mcp-tools-call.schema.json`),
-//! compiled once per revision and shared by every judgement.
+//! compiled once per revision and shared by every judgement, with a specialised validity check
+//! ([`fast`]) and the shaping of validator errors into findings ([`errors`]).
 //!
 //! Formats are asserted: `byte` (base64, RFC 4648 standard alphabet) is checked by decoding,
 //! `uri` by the validator's own URI check. Without format assertion they would be annotations
 //! only (JSON Schema 2020-12), and an image whose `data` is not base64 would pass.
+
+mod errors;
+mod fast;
+mod formats;
 
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, OnceLock};
 
 use serde_json::Value;
 
-use crate::fast_schema::FastValidator;
 use crate::vocab::Protocol;
+pub use errors::{SchemaError, shape_errors};
+pub use fast::FastValidator;
+pub use formats::{is_base64, options};
 
 /// The schema document of a revision, as shipped.
 pub fn source(protocol: Protocol) -> &'static str {
     match protocol {
         Protocol::V2025_11_25 => {
-            include_str!("../schemas/2025-11-25/mcp-tools-call.schema.json")
+            include_str!("../../schemas/2025-11-25/mcp-tools-call.schema.json")
         }
         Protocol::V2026_07_28 => {
-            include_str!("../schemas/2026-07-28/mcp-tools-call.schema.json")
+            include_str!("../../schemas/2026-07-28/mcp-tools-call.schema.json")
         }
     }
 }
@@ -59,15 +66,6 @@ impl RevisionSchemas {
     }
 }
 
-/// The validation options every shipped schema is compiled with: JSON Schema 2020-12 with
-/// formats asserted, `byte` checked as base64.
-pub fn options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .should_validate_formats(true)
-        .with_format("byte", is_base64)
-}
-
 static COMPILED: LazyLock<BTreeMap<Protocol, RevisionSchemas>> = LazyLock::new(|| {
     Protocol::all()
         .map(|p| {
@@ -93,59 +91,9 @@ pub fn for_revision(protocol: Protocol) -> &'static RevisionSchemas {
     &COMPILED[&protocol]
 }
 
-/// Whether `s` is base64 (RFC 4648 §4, standard alphabet, with its padding or none at all,
-/// canonical trailing bits), decided by the SIMD decoder's validation pass: the same acceptance as decoding it, at
-/// memory speed, without allocating (image and audio payloads are often hundreds of KB).
-pub fn is_base64(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len().is_multiple_of(4) {
-        base64_simd::STANDARD.check(b).is_ok()
-    } else {
-        base64_simd::STANDARD_NO_PAD.check(b).is_ok()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine as _;
-
-    #[test]
-    fn base64_is_decoded() {
-        assert!(is_base64(""));
-        assert!(is_base64("aGVsbG8="));
-        assert!(is_base64("aGVsbG8"));
-        assert!(!is_base64("!!notbase64"));
-        assert!(!is_base64("aGVsb G8="));
-        assert!(!is_base64("a"));
-        assert!(!is_base64("aGVsbG8=aGVsbG8="));
-        let big = base64::engine::general_purpose::STANDARD.encode(vec![7u8; 100_000]);
-        assert!(is_base64(&big));
-        let mut broken = big.clone();
-        broken.replace_range(5000..5001, "*");
-        assert!(!is_base64(&broken));
-        assert!(!is_base64("aGVsbG9="), "non-canonical trailing bits");
-    }
-
-    proptest::proptest! {
-        /// The fast check accepts exactly what the reference decoder (the base64 crate, with
-        /// RFC 4648 padding, or with none) decodes.
-        #[test]
-        fn agrees_with_the_reference_decoder(s in "[A-Za-z0-9+/=]{0,24}|[ -~]{0,12}") {
-            use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
-            let reference = STANDARD.decode(&s).is_ok() || STANDARD_NO_PAD.decode(&s).is_ok();
-            proptest::prop_assert_eq!(is_base64(&s), reference, "{:?}", s);
-        }
-
-        #[test]
-        fn encoded_bytes_pass_with_or_without_padding(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), strip in proptest::prelude::any::<bool>()) {
-            let mut s = base64::engine::general_purpose::STANDARD.encode(&bytes);
-            if strip {
-                s = s.trim_end_matches('=').to_string();
-            }
-            proptest::prop_assert!(is_base64(&s), "{:?}", s);
-        }
-    }
 
     #[test]
     fn every_revision_compiles() {

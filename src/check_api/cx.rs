@@ -1,0 +1,389 @@
+//! [`Cx`]: the analysed exchange as one revision sees it, with the message's members read
+//! once, the result classified, and each schema group validated at most once.
+
+use std::cell::OnceCell;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use super::Needs;
+use crate::rules::{RevisionProfile, SchemaGroup, Target};
+use crate::schema::{FastValidator, SchemaError, shape_errors};
+use crate::vocab::Protocol;
+use crate::wire::analysis::{Analysis, as_integer};
+
+/// What a result is, under a revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// No `result` (an error response, no message, ...).
+    Absent,
+    /// `result` is not an object.
+    NotObject,
+    /// A final result (`resultType` "complete", absent, or a revision without `resultType`).
+    Complete,
+    /// `resultType: "input_required"`.
+    InputRequired,
+    /// A task handle: `resultType` of a declared tasks extension, or a 2025-11-25
+    /// `CreateTaskResult` answering a task-augmented request.
+    Task,
+    /// Another recognised extension value.
+    Extension(String),
+    /// A `resultType` the client does not recognise (or not a string).
+    Unrecognized,
+}
+
+/// Everything a check may look at: the analysis plus the revision it is judged under.
+pub struct Cx<'a> {
+    /// The revision-independent analysis.
+    pub an: &'a Analysis<'a>,
+    /// The revision.
+    pub protocol: Protocol,
+    /// Revision data from the rule table.
+    pub profile: &'a RevisionProfile,
+    setting: Setting<'a>,
+    groups: Vec<OnceCell<Option<Vec<RoutedError>>>>,
+    kind: ResultKind,
+    message: Option<&'a Map<String, Value>>,
+    result: Option<&'a Value>,
+    error: Option<&'a Value>,
+    members: MessageMembers<'a>,
+    result_members: ResultMembers<'a>,
+    /// The parts of the exchange present (for skipping checks that cannot apply).
+    have: Needs,
+}
+
+/// The members of the response message that checks read, found in one pass over it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MessageMembers<'a> {
+    /// `jsonrpc`.
+    pub jsonrpc: Option<&'a Value>,
+    /// `id`.
+    pub id: Option<&'a Value>,
+    /// `result`.
+    pub result: Option<&'a Value>,
+    /// `error`.
+    pub error: Option<&'a Value>,
+    /// `method` (a request or notification where a response was expected).
+    pub method: Option<&'a Value>,
+}
+
+/// The members of a result object that checks read, found in one pass over it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ResultMembers<'a> {
+    /// `resultType`.
+    pub result_type: Option<&'a Value>,
+    /// `isError`.
+    pub is_error: Option<&'a Value>,
+    /// `content`.
+    pub content: Option<&'a Value>,
+    /// `structuredContent`.
+    pub structured_content: Option<&'a Value>,
+    /// `_meta`.
+    pub meta: Option<&'a Value>,
+    /// `task` (a 2025-11-25 task handle).
+    pub task: Option<&'a Value>,
+}
+
+impl<'a> MessageMembers<'a> {
+    pub(crate) fn of(m: &'a Map<String, Value>) -> Self {
+        let mut out = MessageMembers::default();
+        for (k, v) in m {
+            match k.as_str() {
+                "jsonrpc" => out.jsonrpc = Some(v),
+                "id" => out.id = Some(v),
+                "result" => out.result = Some(v),
+                "error" => out.error = Some(v),
+                "method" => out.method = Some(v),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+impl<'a> ResultMembers<'a> {
+    pub(crate) fn of(r: &'a Map<String, Value>) -> Self {
+        let mut out = ResultMembers::default();
+        for (k, v) in r {
+            match k.as_str() {
+                "resultType" => out.result_type = Some(v),
+                "isError" => out.is_error = Some(v),
+                "content" => out.content = Some(v),
+                "structuredContent" => out.structured_content = Some(v),
+                "_meta" => out.meta = Some(v),
+                "task" => out.task = Some(v),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// One schema error, routed to the rule that claims it.
+#[derive(Clone, Debug)]
+pub struct RoutedError {
+    /// The shaped error (pointer relative to the target).
+    pub error: SchemaError,
+    /// The index of the owning rule in the revision's active list.
+    pub owner: Option<usize>,
+}
+
+/// One schema group's compiled validators, looked up on first use.
+#[derive(Debug, Default)]
+pub struct SchemaSlot {
+    validator: OnceLock<Option<&'static jsonschema::Validator>>,
+    fast: OnceLock<Option<&'static FastValidator>>,
+}
+
+impl SchemaSlot {
+    /// The definition's compiled validator in a revision's schemas (`None` when the schema
+    /// has no such definition).
+    pub fn validator(
+        &self,
+        protocol: Protocol,
+        def: &str,
+    ) -> Option<&'static jsonschema::Validator> {
+        *self
+            .validator
+            .get_or_init(|| crate::schema::for_revision(protocol).def(def))
+    }
+
+    /// The definition's specialised validity check, when it has one.
+    pub fn fast(&self, protocol: Protocol, def: &str) -> Option<&'static FastValidator> {
+        *self
+            .fast
+            .get_or_init(|| crate::schema::for_revision(protocol).fast(def))
+    }
+}
+
+/// What a revision's judgement is set in: the revision, its profile and schema groups from the
+/// table, and the groups' compiled validators (one slot per group).
+#[derive(Clone, Copy, Debug)]
+pub struct Setting<'a> {
+    /// The revision.
+    pub protocol: Protocol,
+    /// Its profile.
+    pub profile: &'a RevisionProfile,
+    /// Its schema groups.
+    pub groups: &'a [SchemaGroup],
+    /// One slot per group.
+    pub slots: &'a [SchemaSlot],
+}
+
+impl<'a> Cx<'a> {
+    /// Reads what every check of a revision asks for, once.
+    pub fn new(an: &'a Analysis<'a>, setting: Setting<'a>) -> Cx<'a> {
+        let profile = setting.profile;
+        let protocol = setting.protocol;
+        // Read the message's parts once; checks ask for them many times.
+        let message = an.message();
+        let members = message.map(MessageMembers::of).unwrap_or_default();
+        let error = members.error;
+        let result = members.result.filter(|_| error.is_none());
+        let result_members = result
+            .and_then(Value::as_object)
+            .map(ResultMembers::of)
+            .unwrap_or_default();
+        let kind = classify_result(an, result, &result_members, profile);
+        let have = [
+            (an.req.body.is_some(), Needs::REQUEST),
+            (message.is_some(), Needs::MESSAGE),
+            (error.is_some(), Needs::ERROR),
+            (result.is_some(), Needs::RESULT),
+            (kind == ResultKind::InputRequired, Needs::INPUT_REQUIRED),
+            (an.stream().is_some(), Needs::STREAM),
+            (an.req.is_notification, Needs::NOTIFICATION),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .fold(Needs::NONE, |acc, (_, n)| acc.union(n));
+        Cx {
+            an,
+            protocol,
+            profile,
+            setting,
+            groups: (0..setting.groups.len()).map(|_| OnceCell::new()).collect(),
+            kind,
+            message,
+            result,
+            error,
+            members,
+            result_members,
+            have,
+        }
+    }
+
+    /// The parts of the exchange present.
+    pub fn have(&self) -> Needs {
+        self.have
+    }
+
+    /// The response message's members.
+    pub fn members(&self) -> &MessageMembers<'a> {
+        &self.members
+    }
+
+    /// The result's members (all `None` when there is no result object).
+    pub fn result_members(&self) -> &ResultMembers<'a> {
+        &self.result_members
+    }
+
+    /// The response message (see [`Analysis::message`]).
+    pub fn message(&self) -> Option<&'a Map<String, Value>> {
+        self.message
+    }
+
+    /// `result` of a well-formed response (`result` without `error`).
+    pub fn result(&self) -> Option<&'a Value> {
+        self.result
+    }
+
+    /// `error` of the message.
+    pub fn error(&self) -> Option<&'a Value> {
+        self.error
+    }
+
+    /// The error code, when it is an integer.
+    pub fn error_code(&self) -> Option<i64> {
+        self.error?.get("code").and_then(as_integer)
+    }
+
+    /// What the result is under this revision.
+    pub fn kind(&self) -> &ResultKind {
+        &self.kind
+    }
+
+    /// The `result` object, when the result is of the given kind.
+    pub fn result_if(&self, kind: &ResultKind) -> Option<&'a Map<String, Value>> {
+        if &self.kind == kind {
+            self.result.and_then(Value::as_object)
+        } else {
+            None
+        }
+    }
+
+    /// The final tool result object (kind `Complete`).
+    pub fn complete_result(&self) -> Option<&'a Map<String, Value>> {
+        self.result_if(&ResultKind::Complete)
+    }
+
+    /// The recognised `resultType` values under this revision for this request.
+    pub fn recognized_result_types(&self) -> Vec<&'a str> {
+        let mut v: Vec<&str> = self
+            .profile
+            .result_types
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        for (ext, values) in &self.profile.extension_result_types {
+            if self.an.req.declares_extension(ext) {
+                v.extend(values.iter().map(String::as_str));
+            }
+        }
+        v
+    }
+
+    /// The JSON value a schema target designates, if it applies to this exchange.
+    fn target_value(&self, target: Target, code: Option<i64>) -> Option<&'a Value> {
+        match target {
+            Target::CompleteResult => self.complete_result().and(self.result),
+            Target::InputRequiredResult => {
+                self.result_if(&ResultKind::InputRequired).and(self.result)
+            }
+            Target::TaskResult => self.result_if(&ResultKind::Task).and(self.result),
+            Target::Error => self.error,
+            Target::ErrorResponse => {
+                let err = self.error?;
+                match code {
+                    Some(c) => (err.get("code").and_then(Value::as_i64) == Some(c))
+                        .then(|| self.an.message_value())
+                        .flatten(),
+                    None => self.an.message_value(),
+                }
+            }
+            Target::Response => self.an.message_value(),
+        }
+    }
+
+    /// The routed schema errors of a group; `None` when the group's target does not apply.
+    pub fn schema_errors(&self, group: usize) -> Option<&[RoutedError]> {
+        self.groups[group]
+            .get_or_init(|| {
+                let g = &self.setting.groups[group];
+                let slot = &self.setting.slots[group];
+                let instance = self.target_value(g.target, g.code)?;
+                let validator = slot.validator(self.protocol, &g.def)?;
+                // The specialised check decides "valid" alone; anything else goes to the full
+                // validator, whose errors (or lack of them) stand.
+                let valid = match slot.fast(self.protocol, &g.def) {
+                    Some(fast) => {
+                        let valid = fast.is_valid(instance);
+                        debug_assert!(
+                            !valid || validator.is_valid(instance),
+                            "the fast schema check accepted what {} rejects: {instance}",
+                            g.def
+                        );
+                        valid
+                    }
+                    None => validator.is_valid(instance),
+                };
+                if valid {
+                    return Some(Vec::new());
+                }
+                let errors = shape_errors(validator, instance)
+                    .into_iter()
+                    .map(|error| {
+                        let owner = g.owner(&error.pointer, &error.keyword);
+                        RoutedError { error, owner }
+                    })
+                    .collect();
+                Some(errors)
+            })
+            .as_deref()
+    }
+}
+
+fn classify_result(
+    an: &Analysis<'_>,
+    result: Option<&Value>,
+    members: &ResultMembers<'_>,
+    profile: &RevisionProfile,
+) -> ResultKind {
+    let Some(result) = result else {
+        return ResultKind::Absent;
+    };
+    if !result.is_object() {
+        return ResultKind::NotObject;
+    }
+    let Some(core) = &profile.result_types else {
+        // A revision without resultType: a task-augmented request may get a task handle.
+        if an.req.task.is_some() && members.task.is_some_and(Value::is_object) {
+            return ResultKind::Task;
+        }
+        return ResultKind::Complete;
+    };
+    match members.result_type {
+        None => ResultKind::Complete,
+        Some(Value::String(s)) => {
+            if core.iter().any(|c| c == s) {
+                return match s.as_str() {
+                    "complete" => ResultKind::Complete,
+                    "input_required" => ResultKind::InputRequired,
+                    other => ResultKind::Extension(other.to_string()),
+                };
+            }
+            for (ext, values) in &profile.extension_result_types {
+                if values.iter().any(|v| v == s) && an.req.declares_extension(ext) {
+                    return if s == "task" {
+                        ResultKind::Task
+                    } else {
+                        ResultKind::Extension(s.clone())
+                    };
+                }
+            }
+            ResultKind::Unrecognized
+        }
+        Some(_) => ResultKind::Unrecognized,
+    }
+}

@@ -1,0 +1,180 @@
+//! The judge: binds the rule table's check names to the checks, plans per revision, runs the
+//! plan over an analysed exchange and turns the table's effects into a verdict. An exchange is
+//! analysed once (body read and parsed once, request facts extracted once); then, per revision,
+//! every rule that can apply runs its check against that analysis.
+
+mod facts;
+mod judgement;
+mod plan;
+mod verdict;
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+pub use facts::{ErrorFacts, Facts, StreamFacts};
+pub use judgement::{Difference, Judgement};
+pub use verdict::{EvalStatus, Finding, Verdict};
+
+use crate::check_api::{Cx, Eval};
+use crate::rules::{CheckSig, LoadError, RuleTable};
+use crate::vocab::Protocol;
+use crate::wire::analysis::{Analysis, RequestFacts};
+use crate::wire::exchange::Exchange;
+use plan::RevisionPlan;
+
+/// A rule table bound to the checks it names, ready to judge.
+#[derive(Debug)]
+pub struct Engine {
+    table: RuleTable,
+    plans: BTreeMap<Protocol, RevisionPlan>,
+}
+
+static BUILTIN: LazyLock<Engine> = LazyLock::new(|| {
+    Engine::from_sources(&RuleTable::embedded_sources())
+        .unwrap_or_else(|e| panic!("the embedded rule table is invalid: {e}"))
+});
+
+impl Engine {
+    /// The engine with the table shipped in this build (`rules/`), loaded once.
+    pub fn builtin() -> &'static Engine {
+        &BUILTIN
+    }
+
+    /// Loads a table from `(file name, TOML text)` pairs and binds it.
+    pub fn from_sources(sources: &[(String, String)]) -> Result<Engine, LoadError> {
+        let table = RuleTable::from_sources(sources, &checks())?;
+        Ok(Engine::bind(table))
+    }
+
+    /// Loads a table from every `*.toml` file in a directory and binds it.
+    pub fn from_dir(dir: &std::path::Path) -> Result<Engine, LoadError> {
+        let table = RuleTable::from_dir(dir, &checks())?;
+        Ok(Engine::bind(table))
+    }
+
+    fn bind(table: RuleTable) -> Engine {
+        let plans = plan::plans(&table);
+        Engine { table, plans }
+    }
+
+    /// The rule table.
+    pub fn table(&self) -> &RuleTable {
+        &self.table
+    }
+
+    fn plan(&self, protocol: Protocol) -> &RevisionPlan {
+        &self.plans[&protocol]
+    }
+}
+
+/// The name and parameters of every check the code implements (what a rule table is loaded
+/// against).
+pub fn checks() -> Vec<CheckSig> {
+    plan::registry().map(|c| c.sig).collect()
+}
+
+/// What a check looks for, by name.
+pub fn check_doc(name: &str) -> Option<&'static str> {
+    plan::registry().find(|c| c.sig.name == name).map(|c| c.doc)
+}
+
+/// How to judge.
+#[derive(Clone, Copy, Debug)]
+pub struct Options<'t> {
+    /// The revisions to judge under; `None` takes them from the exchange.
+    pub protocols: Option<&'t [Protocol]>,
+    /// The engine (rule table and plan).
+    pub engine: &'t Engine,
+}
+
+impl Default for Options<'static> {
+    fn default() -> Self {
+        Options {
+            protocols: None,
+            engine: Engine::builtin(),
+        }
+    }
+}
+
+/// Why an exchange could not be judged: only the choice of revision can fail.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JudgeError {
+    /// Neither the options nor the exchange say which revision to judge under.
+    #[error(
+        "cannot tell which protocol revision to judge under: the request has no MCP-Protocol-Version header and no _meta \"io.modelcontextprotocol/protocolVersion\"; pass --protocol 2025-11-25, 2026-07-28 or all (or set \"protocol\" in the exchange file)"
+    )]
+    UnknownRevision,
+    /// The exchange names a revision this build does not judge.
+    #[error(
+        "the request declares protocol revision `{0}`, which this tool does not judge (it knows {known}); pass --protocol to judge it under one of those",
+        known = Protocol::names()
+    )]
+    UnsupportedRevision(String),
+}
+
+/// Which revisions an exchange is judged under, absent an explicit choice: the file's
+/// `protocol`, else the request's `MCP-Protocol-Version` header, else its `_meta` version.
+pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
+    if let Some(ps) = &ex.protocol
+        && !ps.is_empty()
+    {
+        return Ok(ps.clone());
+    }
+    let req = RequestFacts::of(ex);
+    let declared = req.header_version.or(req.meta_version);
+    match declared {
+        Some(v) => Protocol::parse(v)
+            .map(|p| vec![p])
+            .ok_or_else(|| JudgeError::UnsupportedRevision(v.to_string())),
+        None => Err(JudgeError::UnknownRevision),
+    }
+}
+
+/// Judges an exchange under the selected revisions.
+pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, JudgeError> {
+    let from_exchange;
+    let protocols: &[Protocol] = match options.protocols {
+        Some(ps) if !ps.is_empty() => ps,
+        _ => {
+            from_exchange = revisions_of(ex)?;
+            &from_exchange
+        }
+    };
+    let analysis = Analysis::new(ex);
+    let verdicts: Vec<Verdict<'t>> = protocols
+        .iter()
+        .map(|&p| evaluate(&analysis, p, options.engine))
+        .collect();
+    Ok(Judgement::new(verdicts))
+}
+
+/// Judges an already analysed exchange under one revision.
+pub fn evaluate<'t>(
+    analysis: &Analysis<'_>,
+    protocol: Protocol,
+    engine: &'t Engine,
+) -> Verdict<'t> {
+    let table = &engine.table;
+    let plan = engine.plan(protocol);
+    let cx = Cx::new(analysis, plan.setting(table, protocol));
+    let actives = table.active(protocol);
+    // Only the steps whose needs the exchange meets run; the rest could only say "not
+    // applicable" (debug builds make sure).
+    let runnable = plan.runnable(cx.have());
+    #[cfg(debug_assertions)]
+    for (i, (step, active)) in plan.steps.iter().zip(actives).enumerate() {
+        if !runnable.iter().any(|&r| usize::from(r) == i) {
+            debug_assert_eq!(
+                (step.run)(&cx, &active.params),
+                Eval::NotApplicable,
+                "check `{}` applies without what it declares it needs",
+                table.rule_of(active).check
+            );
+        }
+    }
+    let evals = runnable.iter().map(|&i| {
+        let i = usize::from(i);
+        (i, (plan.steps[i].run)(&cx, &actives[i].params))
+    });
+    Verdict::assemble(&cx, table, actives, evals)
+}

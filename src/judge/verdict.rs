@@ -1,0 +1,255 @@
+//! Verdicts: what the table's effects make of the checks' evaluations.
+
+use crate::check_api::{Cx, Eval, ResultKind};
+use crate::rules::{Active, Rule, RuleTable};
+use crate::vocab::{Layer, Outcome, Protocol, Severity};
+use crate::wire::hints::RetryContext;
+
+use super::facts::{Facts, facts_of};
+
+/// How a rule's check came out on one exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EvalStatus {
+    /// The check's precondition did not hold.
+    NotApplicable,
+    /// Looked; condition absent.
+    Passed,
+    /// Condition present.
+    Triggered,
+}
+
+/// A rule the responder (or the recorded request) broke.
+#[derive(Clone, Debug)]
+pub struct Finding<'t> {
+    /// The rule.
+    pub rule: &'t Rule,
+    /// The rule under this revision.
+    pub active: &'t Active,
+    /// How serious.
+    pub severity: Severity,
+    /// JSON Pointer into the response message.
+    pub pointer: String,
+    /// What was found.
+    pub message: String,
+    /// SSE event index, for stream bodies.
+    pub event: Option<usize>,
+}
+
+/// The verdict on one exchange under one revision.
+#[derive(Clone, Debug)]
+pub struct Verdict<'t> {
+    /// The revision.
+    pub protocol: Protocol,
+    /// What a conforming client should conclude.
+    pub outcome: Outcome,
+    /// The rule that decided the outcome.
+    pub decided_by: Option<&'t Active>,
+    /// Other outcome rules that triggered but were outranked (e.g. a JSON-RPC error inside an
+    /// HTTP 400), for context.
+    pub context: Vec<&'t Active>,
+    /// Defaults applied (absent `resultType`, absent `isError`).
+    pub defaults: Vec<&'t Active>,
+    /// Every finding, in table order.
+    pub findings: Vec<Finding<'t>>,
+    /// Every active rule's evaluation, indexed like [`RuleTable::active`] for the verdict's
+    /// revision (table order).
+    pub evaluations: Vec<EvalStatus>,
+    /// Facts read off the exchange.
+    pub facts: Facts,
+    /// Remarks about what could not be judged.
+    pub notes: Vec<String>,
+    /// What the deciding rule's check found (its first hit), if it said anything.
+    pub detail: Option<String>,
+    /// What the exchange says about retrying (replay safety, Retry-After).
+    pub retry: RetryContext,
+    table: &'t RuleTable,
+}
+
+impl<'t> Verdict<'t> {
+    pub(super) fn assemble(
+        cx: &Cx<'_>,
+        table: &'t RuleTable,
+        actives: &'t [Active],
+        evals: impl Iterator<Item = (usize, Eval)>,
+    ) -> Verdict<'t> {
+        // Rules the engine did not run could only say "not applicable".
+        let mut evaluations = vec![EvalStatus::NotApplicable; actives.len()];
+        let mut findings = Vec::new();
+        let mut defaults = Vec::new();
+        // The deciding rule is the triggered outcome rule with the lowest precedence; only its
+        // first hit is kept (as the verdict's detail), so the success path allocates nothing.
+        let mut decided_by: Option<&'t Active> = None;
+        let mut detail: Option<String> = None;
+        for (i, eval) in evals {
+            let hits = match eval {
+                Eval::NotApplicable => continue,
+                Eval::Pass => {
+                    evaluations[i] = EvalStatus::Passed;
+                    continue;
+                }
+                Eval::Trigger(hits) => hits,
+            };
+            evaluations[i] = EvalStatus::Triggered;
+            let active = &actives[i];
+            let rule = table.rule_of(active);
+            if active.outcome.is_some()
+                && decided_by.is_none_or(|d| active.precedence < d.precedence)
+            {
+                decided_by = Some(active);
+                detail = hits.first().map(|h| h.message.clone());
+            }
+            if active.default.is_some() {
+                defaults.push(active);
+            }
+            let message_event = match rule.layer {
+                crate::vocab::Layer::Transport | crate::vocab::Layer::Framing => None,
+                _ => cx.an.message_event(),
+            };
+            if let Some(severity) = active.severity {
+                if hits.is_empty() {
+                    findings.push(Finding {
+                        rule,
+                        active,
+                        severity,
+                        pointer: String::new(),
+                        message: rule.title.clone(),
+                        event: None,
+                    });
+                }
+                for h in hits {
+                    findings.push(Finding {
+                        rule,
+                        active,
+                        severity,
+                        pointer: h.pointer,
+                        message: h.message,
+                        event: h.event.or(message_event),
+                    });
+                }
+            }
+        }
+        let mut notes = Vec::new();
+        let outcome = match decided_by {
+            Some(a) => a.outcome.expect("outcome rules have outcomes"),
+            None => {
+                notes.push(
+                    "no outcome rule applied to this exchange under this revision; the rule table has a gap (reported as INVALID_ENVELOPE)"
+                        .to_string(),
+                );
+                Outcome::InvalidEnvelope
+            }
+        };
+        // When the transport decided, say what the body carried (e.g. a JSON-RPC error inside
+        // an HTTP 400); otherwise outranked outcomes only restate what the findings show.
+        let context = match decided_by {
+            Some(d) if outcome.layer() == crate::vocab::Layer::Transport => evaluations
+                .iter()
+                .zip(actives)
+                .filter(|(s, _)| **s == EvalStatus::Triggered)
+                .map(|(_, a)| a)
+                .filter(|a| a.outcome.is_some() && a.outcome != d.outcome)
+                .min_by_key(|a| a.precedence)
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if cx.an.req.body.is_none() {
+            notes.push(
+                "the request was not recorded: id matching and request-dependent rules were not applied"
+                    .to_string(),
+            );
+        }
+        if matches!(cx.kind(), ResultKind::Extension(_)) {
+            notes.push(
+                "the result is an extension result type this engine does not inspect further"
+                    .to_string(),
+            );
+        }
+        Verdict {
+            protocol: cx.protocol,
+            outcome,
+            decided_by,
+            context,
+            defaults,
+            findings,
+            evaluations,
+            facts: facts_of(cx.an, cx.members(), cx.result_members(), table, cx.protocol),
+            notes,
+            detail,
+            retry: RetryContext::of(cx.an.ex),
+            table,
+        }
+    }
+
+    /// The outcome's layer.
+    pub fn layer(&self) -> Layer {
+        self.outcome.layer()
+    }
+
+    /// The rule table the verdict was reached with.
+    pub fn table(&self) -> &'t RuleTable {
+        self.table
+    }
+
+    /// The rule that decided the outcome.
+    pub fn deciding_rule(&self) -> Option<&'t Rule> {
+        self.decided_by.map(|a| self.table.rule_of(a))
+    }
+
+    /// Ids of every cited rule: the deciding rule, then defaults, then context.
+    pub fn cited_ids(&self) -> impl Iterator<Item = &'t str> + '_ {
+        self.decided_by
+            .iter()
+            .chain(self.defaults.iter())
+            .chain(self.context.iter())
+            .map(|a| self.table.rule_of(a).id.as_str())
+    }
+
+    /// Whether a rule id is cited or found.
+    pub fn mentions(&self, id: &str) -> bool {
+        self.cited_ids().any(|c| c == id) || self.findings.iter().any(|f| f.rule.id == id)
+    }
+
+    /// The worst finding severity.
+    pub fn worst(&self) -> Option<Severity> {
+        self.findings.iter().map(|f| f.severity).max()
+    }
+
+    /// A one-line explanation of the outcome, with the specifics of this exchange.
+    pub fn summary(&self) -> String {
+        let f = &self.facts;
+        let mut s = match self.outcome {
+            Outcome::JsonrpcError => format!("{}: {}", error_label(f), self.outcome.meaning()),
+            _ => self.outcome.meaning().to_string(),
+        };
+        if let Some(d) = &self.detail {
+            s.push_str(" — ");
+            s.push_str(d);
+        }
+        if self.outcome == Outcome::HttpError && f.error.is_some() {
+            s.push_str(&format!("; the body carries {}", error_label(f)));
+        }
+        s
+    }
+
+    /// The evaluation status of a rule by id.
+    pub fn status_of(&self, id: &str) -> Option<EvalStatus> {
+        let actives = self.table.active(self.protocol);
+        let i = actives
+            .iter()
+            .position(|a| self.table.rule_of(a).id == id)?;
+        self.evaluations.get(i).copied()
+    }
+}
+
+fn error_label(f: &Facts) -> String {
+    match &f.error {
+        Some(e) => match (e.code, &e.name) {
+            (Some(c), Some(n)) => format!("JSON-RPC error {c} ({n})"),
+            (Some(c), None) => format!("JSON-RPC error {c}"),
+            _ => "a JSON-RPC error".to_string(),
+        },
+        None => "a JSON-RPC error".to_string(),
+    }
+}

@@ -1,0 +1,9 @@
+//! Views: owned, serialisable forms of what the judge and the advice produced, prepared once
+//! for every output that shows them.
+
+mod verdict;
+
+pub use verdict::{
+    CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, VerdictOut,
+    classify_output_json_schema,
+};

@@ -1,0 +1,203 @@
+//! The owned, serialisable views of verdicts: the `classify --format json` contract, published
+//! as `schemas/classify-output.schema.json`.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::judge::{Difference, Facts, Judgement, Verdict};
+use crate::retry::RetryAdvice;
+use crate::rules::Active;
+use crate::vocab::pointer::json_path;
+use crate::vocab::{Layer, Level, Outcome, Protocol, Severity};
+
+/// Why a rule is cited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CiteRole {
+    /// It decided the outcome.
+    Decided,
+    /// It supplied a default.
+    Default,
+    /// It also applied but was outranked.
+    Context,
+}
+
+/// A cited rule in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct CiteOut {
+    /// Rule id.
+    pub id: String,
+    /// Why it is cited.
+    pub role: CiteRole,
+    /// Requirement level.
+    pub level: Level,
+    /// Spec URL of the cited sentence.
+    pub url: String,
+    /// The section, for people.
+    pub section: String,
+    /// The cited sentence.
+    pub quote: String,
+}
+
+/// A default applied, in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct DefaultOut {
+    /// Rule id.
+    pub rule: String,
+    /// The absent field.
+    pub field: String,
+    /// The value it was taken to have.
+    pub value: Value,
+    /// Spec URL.
+    pub url: String,
+}
+
+/// A finding in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct FindingOut {
+    /// Rule id.
+    pub rule: String,
+    /// `error`, `warning` or `info`.
+    pub severity: Severity,
+    /// Requirement level of the rule.
+    pub level: Level,
+    /// Layer of the rule.
+    pub layer: Layer,
+    /// JSON Pointer into the response message (empty: the exchange as a whole).
+    pub pointer: String,
+    /// The same location as a JSONPath-like string (`$.result.content[0]`).
+    pub path: String,
+    /// SSE event index, for stream bodies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<usize>,
+    /// What was found.
+    pub message: String,
+    /// Spec URL of the rule.
+    pub url: String,
+}
+
+/// A verdict in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct VerdictOut {
+    /// The revision.
+    pub protocol: Protocol,
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The outcome's layer.
+    pub layer: Layer,
+    /// One line on what happened.
+    pub summary: String,
+    /// The rules that decided the verdict (deciding rule first, then defaults, then context).
+    pub cites: Vec<CiteOut>,
+    /// Defaults applied.
+    pub defaults: Vec<DefaultOut>,
+    /// Conformance findings.
+    pub findings: Vec<FindingOut>,
+    /// Facts read off the exchange.
+    pub facts: Facts,
+    /// Remarks about what could not be judged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Whether and how a client may retry (default policy).
+    pub retry: RetryAdvice,
+}
+
+impl VerdictOut {
+    /// The view of a verdict (the `--format json` contract), with retry advice under the
+    /// default policy.
+    pub fn of(v: &Verdict<'_>) -> VerdictOut {
+        let cite = |a: &Active, role: CiteRole| {
+            let r = v.table().rule_of(a);
+            CiteOut {
+                id: r.id.clone(),
+                role,
+                level: a.level,
+                url: a.cite.url.clone(),
+                section: a.cite.section.clone(),
+                quote: a.cite.quote.clone(),
+            }
+        };
+        let mut cites = Vec::new();
+        if let Some(a) = v.decided_by {
+            cites.push(cite(a, CiteRole::Decided));
+        }
+        cites.extend(v.defaults.iter().map(|a| cite(a, CiteRole::Default)));
+        cites.extend(v.context.iter().map(|a| cite(a, CiteRole::Context)));
+        VerdictOut {
+            protocol: v.protocol,
+            outcome: v.outcome,
+            layer: v.layer(),
+            summary: v.summary(),
+            cites,
+            defaults: v
+                .defaults
+                .iter()
+                .filter_map(|a| {
+                    let d = a.default.as_ref()?;
+                    Some(DefaultOut {
+                        rule: v.table().rule_of(a).id.clone(),
+                        field: d.field.clone(),
+                        value: d.value.clone(),
+                        url: a.cite.url.clone(),
+                    })
+                })
+                .collect(),
+            findings: v
+                .findings
+                .iter()
+                .map(|f| FindingOut {
+                    rule: f.rule.id.clone(),
+                    severity: f.severity,
+                    level: f.active.level,
+                    layer: f.rule.layer,
+                    pointer: f.pointer.clone(),
+                    path: json_path(&f.pointer),
+                    event: f.event,
+                    message: f.message.clone(),
+                    url: f.active.cite.url.clone(),
+                })
+                .collect(),
+            facts: v.facts.clone(),
+            notes: v.notes.clone(),
+            retry: crate::retry::advise(v, &crate::retry::RetryPolicy::default()),
+        }
+    }
+}
+
+/// `mcp-verdict classify --format json` output: one object per exchange.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[schemars(
+    title = "mcp-verdict classify output",
+    description = "Verdicts on one MCP tools/call exchange, one per protocol revision judged."
+)]
+pub struct JudgementOut {
+    /// The exchange's name or file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<String>,
+    /// One verdict per revision.
+    pub verdicts: Vec<VerdictOut>,
+    /// What differs between revisions.
+    pub differences: Vec<Difference>,
+}
+
+/// The JSON Schema of `classify --format json` output, as published in
+/// `schemas/classify-output.schema.json`.
+pub fn classify_output_json_schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::default()
+        .for_serialize()
+        .into_generator();
+    serde_json::to_value(generator.into_root_schema_for::<JudgementOut>())
+        .expect("schema serializes")
+}
+
+impl JudgementOut {
+    /// The view of a judgement.
+    pub fn of(j: &Judgement<'_>, exchange: Option<String>) -> JudgementOut {
+        JudgementOut {
+            exchange,
+            verdicts: j.verdicts.iter().map(VerdictOut::of).collect(),
+            differences: j.differences(),
+        }
+    }
+}
