@@ -1,7 +1,52 @@
 // Test cases are generated from the fixture files at compile time (rstest `#[files]`), so a
-// change under tests/fixtures must rebuild the test binaries; the rule table and schemas are
-// embedded with include_str!, which cargo already tracks.
+// change under tests/fixtures must rebuild the test binaries. The rule table is embedded from
+// every `rules/**/*.toml`, listed here so that a new rule file needs no code change.
+use std::path::{Path, PathBuf};
+
+fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            toml_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "toml") {
+            out.push(p);
+        }
+    }
+}
+
 fn main() {
     println!("cargo::rerun-if-changed=tests/fixtures");
+    println!("cargo::rerun-if-changed=rules");
     println!("cargo::rerun-if-changed=build.rs");
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let rules = root.join("rules");
+    let mut files = Vec::new();
+    toml_files(&rules, &mut files);
+    let mut rows: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&rules).expect("under rules/");
+            let rel = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/");
+            (rel, p)
+        })
+        .collect();
+    rows.sort();
+    let mut code = String::from("&[\n");
+    for (rel, path) in rows {
+        println!("cargo::rerun-if-changed={}", path.display());
+        code.push_str(&format!(
+            "    ({rel:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    code.push(']');
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("rule_files.rs");
+    std::fs::write(out, code).expect("OUT_DIR is writable");
 }

@@ -149,7 +149,7 @@ fn a_minimal_table_loads() {
             include_str!("../rules/bands.toml").to_string(),
         ),
     ];
-    sources.push(("one.toml".into(), GOOD.into()));
+    sources.push(("x.toml".into(), GOOD.into()));
     let engine = Engine::from_sources(&sources).unwrap();
     let t = engine.table();
     assert_eq!(t.rules().len(), 1);
@@ -161,8 +161,8 @@ fn a_minimal_table_loads() {
 
 #[test]
 fn loading_rejects_an_unknown_check_with_its_position() {
-    let e = load_err(&[("bad.toml", &GOOD.replace("status_not_2xx", "no_such_check"))]);
-    assert_eq!(e.file, "bad.toml");
+    let e = load_err(&[("x.toml", &GOOD.replace("status_not_2xx", "no_such_check"))]);
+    assert_eq!(e.file, "x.toml");
     assert_eq!(e.line, Some(11));
     assert!(e.column.is_some());
     assert!(e.message.contains("unknown check `no_such_check`"), "{e}");
@@ -170,20 +170,86 @@ fn loading_rejects_an_unknown_check_with_its_position() {
 
 #[test]
 fn loading_rejects_a_duplicate_id() {
-    let e = load_err(&[("a.toml", GOOD), ("b.toml", GOOD)]);
-    assert_eq!(e.file, "b.toml");
-    assert_eq!(e.line, Some(3));
+    let twice = format!("{GOOD}\n{GOOD}");
+    let e = load_err(&[("x.toml", &twice)]);
+    assert_eq!(e.file, "x.toml");
+    assert_eq!(e.line, Some(20));
     assert!(
         e.message
-            .contains("duplicate rule id `x.one` (first defined at a.toml:3)"),
+            .contains("duplicate rule id `x.one` (first defined at x.toml:3)"),
         "{e}"
     );
 }
 
 #[test]
+fn loading_rejects_a_rule_outside_the_file_its_id_names() {
+    let e = load_err(&[("other.toml", GOOD)]);
+    assert_eq!(e.file, "other.toml");
+    assert_eq!(e.line, Some(3));
+    assert!(
+        e.message
+            .contains("belongs in a file named by a prefix of its id, e.g. `x.toml`"),
+        "{e}"
+    );
+    let e = load_err(&[("x.toml", GOOD), ("x/one.toml", "")]);
+    assert!(e.message.contains("belongs in `x/one.toml`"), "{e}");
+}
+
+#[test]
+fn loading_rejects_precedence_ties_unknown_bands_and_numbers() {
+    let second = GOOD.replace("x.one", "x.two");
+    let e = load_err(&[("x.toml", &format!("{GOOD}\n{second}"))]);
+    assert!(
+        e.message
+            .contains("same precedence under 2026-07-28 as `x.one` (transport 1)"),
+        "{e}"
+    );
+    let e = load_err(&[(
+        "x.toml",
+        &GOOD.replace("band = \"transport\"", "band = \"nowhere\""),
+    )]);
+    assert!(
+        e.message.contains("unknown precedence band `nowhere`"),
+        "{e}"
+    );
+    let e = load_err(&[(
+        "x.toml",
+        &GOOD.replace(
+            "precedence = { band = \"transport\", rank = 1 }",
+            "precedence = 10",
+        ),
+    )]);
+    assert!(e.message.contains("precedence is a band and a rank"), "{e}");
+}
+
+#[test]
+fn loading_rejects_advice_citing_what_is_not_in_the_table() {
+    let advice = "[[advice]]\noutcome = \"HTTP_ERROR\"\naction = \"do_not_retry\"\ndetail = \"d\"\ncite = [\"x.nothing\"]\n";
+    let e = load_err(&[("x.toml", GOOD), ("advice.toml", advice)]);
+    assert_eq!(e.file, "advice.toml");
+    assert!(e.message.contains("advice cites `x.nothing`"), "{e}");
+    let partial =
+        "[[advice]]\noutcome = \"HTTP_ERROR\"\naction = \"do_not_retry\"\ndetail = \"d\"\n";
+    let e = load_err(&[("x.toml", GOOD), ("advice.toml", partial)]);
+    assert!(
+        e.message
+            .contains("no [[advice]] entry without conditions covers"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_built_in_table_and_the_same_directory_agree_in_order() {
+    let dir = Engine::from_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))).unwrap();
+    let ids =
+        |t: &mcp_verdict::RuleTable| t.rules().iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(dir.table()), ids(Engine::builtin().table()));
+}
+
+#[test]
 fn loading_rejects_an_unknown_revision() {
     let e = load_err(&[(
-        "bad.toml",
+        "x.toml",
         &GOOD.replace("[\"2026-07-28\"]", "[\"2026-07-28\", \"2024-11-05\"]"),
     )]);
     assert_eq!(e.line, Some(7));
@@ -193,7 +259,7 @@ fn loading_rejects_an_unknown_revision() {
 #[test]
 fn loading_rejects_an_unknown_level() {
     let e = load_err(&[(
-        "bad.toml",
+        "x.toml",
         &GOOD.replace("level = \"MUST\"", "level = \"OUGHT\""),
     )]);
     assert_eq!(e.line, Some(8));
@@ -204,35 +270,35 @@ fn loading_rejects_an_unknown_level() {
 #[test]
 fn loading_rejects_syntax_errors_and_unknown_fields() {
     let e = load_err(&[(
-        "bad.toml",
+        "x.toml",
         &GOOD.replace("title = \"t\"", "title = \"t\"\ntypo = 1"),
     )]);
     assert_eq!(e.line, Some(5));
     assert!(e.message.contains("typo"), "{e}");
-    let e = load_err(&[("bad.toml", "[[rule]\nid = ")]);
-    assert_eq!(e.file, "bad.toml");
+    let e = load_err(&[("x.toml", "[[rule]\nid = ")]);
+    assert_eq!(e.file, "x.toml");
     assert_eq!(e.line, Some(1));
 }
 
 #[test]
 fn loading_rejects_bad_params() {
     let extra = GOOD.replace("check = \"status_not_2xx\"", "check = \"status_pairing\"");
-    let e = load_err(&[("bad.toml", &extra)]);
+    let e = load_err(&[("x.toml", &extra)]);
     assert!(e.message.contains("needs parameter `code`"), "{e}");
     let with = format!("{GOOD}[rule.params]\ncode = 1\n");
-    let e = load_err(&[("bad.toml", &with)]);
+    let e = load_err(&[("x.toml", &with)]);
     assert!(e.message.contains("takes no parameter `code`"), "{e}");
 }
 
 #[test]
 fn loading_rejects_an_outcome_without_precedence_and_a_rule_without_effect() {
     let e = load_err(&[(
-        "bad.toml",
+        "x.toml",
         &GOOD.replace("precedence = { band = \"transport\", rank = 1 }\n", ""),
     )]);
     assert!(e.message.contains("no `precedence`"), "{e}");
     let e = load_err(&[(
-        "bad.toml",
+        "x.toml",
         &GOOD.replace(
             "outcome = \"HTTP_ERROR\"\nprecedence = { band = \"transport\", rank = 1 }\n",
             "",
@@ -247,4 +313,27 @@ fn the_shipped_rule_files_load_from_a_directory() {
         Engine::from_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rules"))).unwrap();
     let t = engine.table();
     assert_eq!(t.rules().len(), Engine::builtin().table().rules().len());
+}
+
+#[test]
+fn error_code_constants_are_the_codes_the_revision_profiles_name() {
+    use mcp_verdict::vocab::protocol::code;
+    let table = Engine::builtin().table();
+    for c in [
+        code::PARSE_ERROR,
+        code::INVALID_REQUEST,
+        code::METHOD_NOT_FOUND,
+        code::INVALID_PARAMS,
+        code::INTERNAL_ERROR,
+        code::RESOURCE_NOT_FOUND,
+        code::HEADER_MISMATCH,
+        code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        code::UNSUPPORTED_PROTOCOL_VERSION,
+        code::URL_ELICITATION_REQUIRED,
+    ] {
+        assert!(
+            Protocol::all().any(|p| table.profile(p).error_codes.contains_key(&c)),
+            "{c} is not named by any revision profile (rules/revisions.toml)"
+        );
+    }
 }

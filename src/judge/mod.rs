@@ -30,8 +30,9 @@ pub struct Engine {
 }
 
 static BUILTIN: LazyLock<Engine> = LazyLock::new(|| {
-    Engine::from_sources(&RuleTable::embedded_sources())
-        .unwrap_or_else(|e| panic!("the embedded rule table is invalid: {e}"))
+    let table = RuleTable::embedded(&checks())
+        .unwrap_or_else(|e| panic!("the embedded rule table is invalid: {e}"));
+    Engine::bind(table)
 });
 
 impl Engine {

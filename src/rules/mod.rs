@@ -186,21 +186,28 @@ pub struct RuleTable {
 }
 
 impl RuleTable {
-    /// Loads a table from `(file name, TOML text)` pairs; `checks` are the checks the code
-    /// implements. File names are relative to the table's root (`transport/sse.toml`).
+    /// Loads a table from `(path, TOML text)` pairs, paths relative to the table's root (a file
+    /// holding rules is named by their id prefix: `transport/sse.toml`); `checks` are the checks
+    /// the code implements.
     pub fn from_sources(
         sources: &[(String, String)],
         checks: &[CheckSig],
     ) -> Result<RuleTable, LoadError> {
-        load::load(sources, checks)
+        load::load(sources, "", checks)
     }
 
     /// Loads a table from every `*.toml` file under a directory (subdirectories included).
     pub fn from_dir(dir: &std::path::Path, checks: &[CheckSig]) -> Result<RuleTable, LoadError> {
-        RuleTable::from_sources(&load::dir_sources(dir)?, checks)
+        let shown = format!("{}/", dir.display().to_string().trim_end_matches('/'));
+        load::load(&load::dir_sources(dir)?, &shown, checks)
     }
 
-    /// The table shipped with this build (`rules/**/*.toml`) as `(file name, text)` pairs.
+    /// The table shipped with this build (`rules/**/*.toml`).
+    pub fn embedded(checks: &[CheckSig]) -> Result<RuleTable, LoadError> {
+        load::load_embedded(checks)
+    }
+
+    /// The files of the table shipped with this build, as `(path, text)` pairs.
     pub fn embedded_sources() -> Vec<(String, String)> {
         load::embedded_sources()
     }
