@@ -27,14 +27,12 @@ pub mod advice;
 pub mod check_api;
 pub mod checks;
 pub mod cli;
-pub mod diag;
-pub mod har;
-pub mod jsonl;
+pub mod inputs;
 pub mod judge;
+pub mod outputs;
 pub mod probe;
-pub mod render;
-pub mod report;
 pub mod rules;
+pub mod run;
 pub mod schema;
 pub mod serve;
 pub mod views;
@@ -57,3 +55,5 @@ pub mod engine {
 }
 #[doc(hidden)]
 pub use advice as retry;
+#[doc(hidden)]
+pub use views::diag;

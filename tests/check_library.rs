@@ -1,8 +1,8 @@
 //! The library side of `check`: coverage computation, baseline semantics, per-file checks.
 
 use mcp_verdict::engine::EvalStatus;
-use mcp_verdict::report::{
-    self, Baseline, BaselineEntry, CheckOptions, FailureKind, FileResult, InputErrorKind,
+use mcp_verdict::run::check::{
+    self as report, Baseline, BaselineEntry, CheckOptions, FailureKind, FileResult, InputErrorKind,
     RevisionResult, RuleEval, Status,
 };
 use mcp_verdict::{Layer, Outcome, Protocol};
@@ -348,10 +348,10 @@ fn collect_files_walks_directories_and_rejects_empty_matches() {
     assert_eq!(shown.len(), 3, "{shown:?}");
     assert!(matches!(
         report::collect_files(&["tests/data/check/corpus/zz*.json"]),
-        Err(report::CheckError::NothingMatched(_))
+        Err(report::CorpusError::NothingMatched(_))
     ));
     assert_eq!(
         report::collect_files::<&str>(&[]),
-        Err(report::CheckError::NoPaths)
+        Err(report::CorpusError::NoPaths)
     );
 }

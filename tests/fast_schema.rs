@@ -47,7 +47,7 @@ fn candidates(v: &Value, depth: usize, out: &mut Vec<Value>) {
 
 static CORPUS: LazyLock<Vec<Value>> = LazyLock::new(|| {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let paths = mcp_verdict::report::collect_files(&[root.join("tests/fixtures")]).unwrap();
+    let paths = mcp_verdict::run::check::collect_files(&[root.join("tests/fixtures")]).unwrap();
     let mut out = Vec::new();
     for p in &paths {
         let Ok(f) = ExchangeFile::from_slice(&std::fs::read(p).unwrap()) else {

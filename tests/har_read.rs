@@ -2,7 +2,8 @@
 //! HAR 1.2 spec and each exporter's habits), pairing, body decoding, how bodies ended, entries
 //! that are not tools/call, and entries whose body was not recorded.
 
-use mcp_verdict::har::{self, Record, SkipKind};
+use mcp_verdict::inputs::har::{self, Record, SkipKind};
+use mcp_verdict::run::har::{EntryResult, judge as judge_har};
 use mcp_verdict::{BodyEnd, Options, Outcome, Protocol};
 use serde_json::{Value, json};
 
@@ -111,9 +112,9 @@ fn chrome_entry_becomes_an_exchange() {
     assert_eq!(ex.end, BodyEnd::Complete);
     assert!(e.notes.is_empty(), "{:?}", e.notes);
 
-    let report = har::judge(&h, &Options::default());
+    let report = judge_har(&h, &Options::default());
     match &report.results[0] {
-        har::EntryResult::Judged(j) => {
+        EntryResult::Judged(j) => {
             assert_eq!(j.verdicts[0].protocol, Protocol::V2025_11_25);
             assert_eq!(j.verdicts[0].outcome, Outcome::ToolSuccess);
         }
@@ -187,7 +188,7 @@ fn bad_or_unknown_content_encoding_is_not_judged() {
             other => panic!("{other:?}"),
         }
     }
-    let report = har::judge(&h, &Options::default());
+    let report = judge_har(&h, &Options::default());
     assert_eq!(report.summary.not_judged, 2);
     assert!(report.summary.failed());
 }
@@ -248,15 +249,15 @@ fn missing_content_text_is_not_recorded_never_an_empty_body() {
         }
         _ => unreachable!(),
     }
-    let report = har::judge(&h, &Options::default());
+    let report = judge_har(&h, &Options::default());
     assert_eq!(report.summary.not_recorded, 4);
     assert_eq!(report.summary.judged, 1);
-    let out = report.to_output("f.har");
+    let out = mcp_verdict::outputs::har::view(&report, "f.har");
     for e in &out.entries[..4] {
         assert!(e.not_recorded && e.judgement.is_none() && e.reason.is_some());
     }
     assert!(!out.entries[4].not_recorded && out.entries[4].judgement.is_some());
-    let text = report.render_text("f.har", Default::default());
+    let text = mcp_verdict::outputs::har::text(&report, "f.har", Default::default());
     assert_eq!(text.matches("body not recorded: ").count(), 4, "{text}");
 }
 
@@ -525,7 +526,7 @@ fn entries_that_are_not_tools_call_are_counted_by_kind() {
         "{:?}",
         h.entries[7].notes
     );
-    let report = har::judge(&h, &Options::default());
+    let report = judge_har(&h, &Options::default());
     let s = &report.summary;
     assert_eq!(s.entries, 11);
     assert_eq!((s.judged, s.not_recorded, s.not_judged), (0, 0, 0));
@@ -581,13 +582,13 @@ fn each_request_is_paired_with_its_own_response() {
         ],
     );
     let h = har::read(&bytes).unwrap();
-    let report = har::judge(&h, &Options::default());
+    let report = judge_har(&h, &Options::default());
     let judged: Vec<(usize, Outcome, Value, Value)> = h
         .entries
         .iter()
         .zip(&report.results)
         .filter_map(|(e, r)| match r {
-            har::EntryResult::Judged(j) => {
+            EntryResult::Judged(j) => {
                 let v = &j.verdicts[0];
                 Some((
                     e.index,
@@ -631,22 +632,18 @@ fn unknown_revision_is_reported_per_entry_and_the_rest_continue() {
     );
     let bytes = har_of("x", vec![undeclared, unsupported, declared]);
     let h = har::read(&bytes).unwrap();
-    let report = har::judge(&h, &Options::default());
-    assert!(
-        matches!(&report.results[0], har::EntryResult::NotJudged(m) if m.contains("--protocol"))
-    );
-    assert!(
-        matches!(&report.results[1], har::EntryResult::NotJudged(m) if m.contains("2024-11-05"))
-    );
-    assert!(matches!(&report.results[2], har::EntryResult::Judged(_)));
+    let report = judge_har(&h, &Options::default());
+    assert!(matches!(&report.results[0], EntryResult::NotJudged(m) if m.contains("--protocol")));
+    assert!(matches!(&report.results[1], EntryResult::NotJudged(m) if m.contains("2024-11-05")));
+    assert!(matches!(&report.results[2], EntryResult::Judged(_)));
     assert_eq!((report.summary.judged, report.summary.not_judged), (1, 2));
     assert!(report.summary.failed());
-    let out = report.to_output("f.har");
+    let out = mcp_verdict::outputs::har::view(&report, "f.har");
     assert!(out.entries[0].error.is_some() && out.entries[0].judgement.is_none());
 
     // An explicit revision judges them all.
     let all: Vec<Protocol> = Protocol::all().collect();
-    let report = har::judge(
+    let report = judge_har(
         &h,
         &Options {
             protocols: Some(&all),
@@ -655,7 +652,7 @@ fn unknown_revision_is_reported_per_entry_and_the_rest_continue() {
     );
     assert_eq!(report.summary.judged, 3);
     match &report.results[0] {
-        har::EntryResult::Judged(j) => assert_eq!(j.verdicts.len(), 2),
+        EntryResult::Judged(j) => assert_eq!(j.verdicts.len(), 2),
         other => panic!("{other:?}"),
     }
 }

@@ -1,8 +1,9 @@
-//! `jsonl::run`: order, bad lines, blank lines, bounded memory on a long generated stream.
+//! `run::stream::run` with the JSON Lines format: order, bad lines, blank lines, bounded memory on a long generated stream.
 
 use std::io::{self, BufRead, Read, Write};
 
-use mcp_verdict::jsonl::{self, JsonlOptions};
+use mcp_verdict::outputs::jsonl::JsonLines;
+use mcp_verdict::run::stream::{self, JsonlOptions};
 use mcp_verdict::{Options, Protocol};
 use serde_json::{Value, json};
 
@@ -38,9 +39,15 @@ fn options(threads: usize, max_in_flight: usize) -> JsonlOptions<'static> {
     }
 }
 
-fn run_str(input: &str, opts: &JsonlOptions<'_>) -> (Vec<Value>, jsonl::Summary) {
+fn run_str(input: &str, opts: &JsonlOptions<'_>) -> (Vec<Value>, stream::Summary) {
     let mut out = Vec::new();
-    let summary = jsonl::run(io::Cursor::new(input.as_bytes().to_vec()), &mut out, opts).unwrap();
+    let summary = stream::run(
+        io::Cursor::new(input.as_bytes().to_vec()),
+        &mut out,
+        opts,
+        &JsonLines,
+    )
+    .unwrap();
     let records = String::from_utf8(out)
         .unwrap()
         .lines()
@@ -296,7 +303,7 @@ fn a_100k_line_stream_runs_in_bounded_memory_and_order() {
         max_in_flight_bytes: 16 << 10,
         ..JsonlOptions::default()
     };
-    let summary = jsonl::run(reader, &mut checker, &opts).unwrap();
+    let summary = stream::run(reader, &mut checker, &opts, &JsonLines).unwrap();
     let blank = total / 50;
     let judged = total / 50;
     assert_eq!(summary.lines, total);
@@ -327,10 +334,11 @@ fn the_reader_may_fail() {
         }
     }
     let mut out = Vec::new();
-    let err = jsonl::run(
+    let err = stream::run(
         io::BufReader::with_capacity(64 << 10, Failing(2)),
         &mut out,
         &options(2, 4),
+        &JsonLines,
     )
     .unwrap_err();
     assert!(
@@ -353,6 +361,12 @@ fn the_writer_may_fail_without_hanging() {
         }
     }
     let input: String = (0..2000).map(|i| exchange_line(i * 4) + "\n").collect();
-    let err = jsonl::run(io::Cursor::new(input.into_bytes()), Closed, &options(2, 8)).unwrap_err();
+    let err = stream::run(
+        io::Cursor::new(input.into_bytes()),
+        Closed,
+        &options(2, 8),
+        &JsonLines,
+    )
+    .unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
 }

@@ -4,10 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use mcp_verdict::report::{
-    self, Baseline, CheckOptions, CheckRun, Coverage, Status, html, json, junit, markdown, sarif,
-    text,
-};
+use mcp_verdict::outputs::check::{html, json, junit, markdown, sarif, text};
+use mcp_verdict::run::check::{self as report, Baseline, CheckOptions, CheckRun, Coverage, Status};
 use serde_json::Value;
 
 const D: &str = "tests/data/check/corpus";
@@ -203,7 +201,7 @@ fn json_report_matches_its_committed_schema() {
 
 #[test]
 fn ndjson_has_one_record_per_file_and_revision() {
-    let out = report::ndjson(run(), None);
+    let out = json::ndjson(run(), None);
     let records: Vec<Value> = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -1,4 +1,4 @@
-//! `mcp-verdict check`: a thin layer over [`crate::report`]: arguments, output files, the
+//! `mcp-verdict check`: a thin layer over [`crate::run::check`]: arguments, output files, the
 //! progress bar and the exit status.
 
 use std::io::{IsTerminal, Write as _};
@@ -11,9 +11,10 @@ use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
-use crate::render::Style;
-use crate::report::{
-    self, Baseline, CheckOptions, FailOn, check_files, collect_files, text::TextOptions,
+use crate::outputs::Style;
+use crate::outputs::check::{self as formats, text::TextOptions};
+use crate::run::check::{
+    self as report, Baseline, CheckOptions, FailOn, check_files, collect_files,
 };
 
 /// A report format.
@@ -33,6 +34,20 @@ pub(crate) enum ReportFormat {
     Sarif,
     /// One self-contained HTML page.
     Html,
+}
+
+impl From<ReportFormat> for formats::Format {
+    fn from(f: ReportFormat) -> Self {
+        match f {
+            ReportFormat::Text => formats::Format::Text,
+            ReportFormat::Json => formats::Format::Json,
+            ReportFormat::Ndjson => formats::Format::Ndjson,
+            ReportFormat::Markdown => formats::Format::Markdown,
+            ReportFormat::Junit => formats::Format::Junit,
+            ReportFormat::Sarif => formats::Format::Sarif,
+            ReportFormat::Html => formats::Format::Html,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -267,25 +282,16 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
         } else {
             Style::default()
         };
-        let rendered = match format {
-            ReportFormat::Text => {
-                text_on_stdout |= dest.is_none();
-                report::text::render(
-                    &run,
-                    cov,
-                    TextOptions {
-                        style,
-                        verbose: a.inner.verbose,
-                    },
-                )
-            }
-            ReportFormat::Json => report::json::render(&run, cov),
-            ReportFormat::Ndjson => report::ndjson(&run, cov),
-            ReportFormat::Markdown => report::markdown::render(&run, cov),
-            ReportFormat::Junit => report::junit::render(&run, cov),
-            ReportFormat::Sarif => report::sarif::render(&run),
-            ReportFormat::Html => report::html::render(&run, cov),
-        };
+        text_on_stdout |= *format == ReportFormat::Text && dest.is_none();
+        let rendered = formats::render(
+            (*format).into(),
+            &run,
+            cov,
+            TextOptions {
+                style,
+                verbose: a.inner.verbose,
+            },
+        );
         match dest {
             Some(p) => {
                 if let Err(e) = std::fs::write(p, rendered) {
@@ -310,7 +316,7 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
             };
             eprintln!("mcp-verdict check: {}{pos}: {}", f.file, e.message);
         }
-        eprintln!("mcp-verdict check: {}", run.summary_line());
+        eprintln!("mcp-verdict check: {}", formats::text::summary_line(&run));
     }
     ExitCode::from(run.exit_code(a.inner.coverage))
 }

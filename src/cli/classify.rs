@@ -1,20 +1,22 @@
 //! `mcp-verdict classify`: one exchange file, every tools/call in a HAR capture (`--har`), or a
 //! stream of exchanges, one per line (`--jsonl`).
 
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgGroup, Args};
 
 use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
-use crate::engine::{Options, judge};
-use crate::judge::Engine;
-use crate::render::{self, Style};
+use crate::inputs::file::{self, Source};
+use crate::judge::{Engine, Options, judge};
+use crate::outputs::jsonl::JsonLines;
+use crate::outputs::{Style, write_stdout};
+use crate::run::stream::{self, JsonlOptions};
+use crate::run::{Origin, revision_message};
 use crate::views::JudgementOut;
-use crate::vocab::Severity;
 use crate::wire::exchange::ExchangeFile;
-use crate::{har, jsonl};
+use crate::{inputs, outputs, run};
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("input").required(true).args(["file", "har", "jsonl"])))]
@@ -59,7 +61,7 @@ pub(crate) struct ClassifyArgs {
         long,
         value_name = "BYTES",
         conflicts_with_all = ["file", "har"],
-        default_value_t = jsonl::DEFAULT_MAX_LINE_BYTES
+        default_value_t = stream::DEFAULT_MAX_LINE_BYTES
     )]
     max_line_bytes: usize,
 }
@@ -82,28 +84,15 @@ pub(crate) fn run(a: ClassifyArgs) -> ExitCode {
     run_file(&a, file, engine)
 }
 
-fn read_input(path: &Path) -> Result<(String, Vec<u8>), ExitCode> {
-    let label = path.display().to_string();
-    if label == "-" {
-        let mut buf = Vec::new();
-        if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
-            eprintln!("mcp-verdict: cannot read stdin: {e}");
-            return Err(ExitCode::from(exit::INPUT));
-        }
-        Ok((label, buf))
-    } else {
-        match std::fs::read(path) {
-            Ok(b) => Ok((label, b)),
-            Err(e) => {
-                eprintln!("mcp-verdict: cannot read {label}: {e}");
-                Err(ExitCode::from(exit::INPUT))
-            }
-        }
-    }
+fn read_input(path: &Path) -> Result<Source, ExitCode> {
+    file::read(path).map_err(|e| {
+        eprintln!("mcp-verdict: {e}");
+        ExitCode::from(exit::INPUT)
+    })
 }
 
 fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
-    let (label, bytes) = match read_input(path) {
+    let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
@@ -122,31 +111,34 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode 
     let judgement = match judge(&ex, &options) {
         Ok(j) => j,
         Err(e) => {
-            eprintln!("mcp-verdict: {label}: {e}");
+            eprintln!(
+                "mcp-verdict: {label}: {}",
+                revision_message(&e, Origin::File)
+            );
             return ExitCode::from(exit::USAGE);
         }
     };
     let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => render::judgement(&judgement, &label, Style::detect_stdout()),
+        Format::Text => outputs::verdict::judgement(&judgement, &label, Style::detect_stdout()),
         Format::Json => {
             let out = JudgementOut::of(&judgement, Some(label.clone()));
             serde_json::to_string_pretty(&out).expect("verdicts serialize") + "\n"
         }
     };
-    super::write_stdout(&text);
-    let failed = judgement
-        .verdicts
-        .iter()
-        .any(|v| v.worst() == Some(Severity::Error));
-    ExitCode::from(if failed { exit::FINDINGS } else { exit::OK })
+    write_stdout(&text);
+    ExitCode::from(if judgement.has_error() {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    })
 }
 
 fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
-    let (label, bytes) = match read_input(path) {
+    let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let capture = match har::read(&bytes) {
+    let capture = match inputs::har::read(&bytes) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("mcp-verdict: {label}: not a valid HAR file: {e}");
@@ -158,15 +150,16 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
         protocols: protocols.as_deref(),
         engine,
     };
-    let report = har::judge(&capture, &options);
+    let report = run::har::judge(&capture, &options);
     let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => report.render_text(&label, Style::detect_stdout()),
+        Format::Text => outputs::har::text(&report, &label, Style::detect_stdout()),
         Format::Json => {
-            serde_json::to_string_pretty(&report.to_output(&label)).expect("reports serialize")
+            serde_json::to_string_pretty(&outputs::har::view(&report, &label))
+                .expect("reports serialize")
                 + "\n"
         }
     };
-    super::write_stdout(&text);
+    write_stdout(&text);
     ExitCode::from(if report.summary.failed() {
         exit::FINDINGS
     } else {
@@ -186,32 +179,34 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
         return ExitCode::from(exit::USAGE);
     }
     let protocols = protocols_of(&a.protocol);
-    let options = jsonl::JsonlOptions {
+    let options = JsonlOptions {
         judge: Options {
             protocols: protocols.as_deref(),
             engine,
         },
         threads: a.jobs.unwrap_or(0),
         max_line_bytes: a.max_line_bytes,
-        ..jsonl::JsonlOptions::default()
+        ..JsonlOptions::default()
     };
     let label = path.display().to_string();
     let stdout = std::io::stdout().lock();
-    let result = if label == "-" {
-        jsonl::run(
+    let result = if file::is_stdin(path) {
+        stream::run(
             std::io::BufReader::with_capacity(64 << 10, std::io::stdin()),
             stdout,
             &options,
+            &JsonLines,
         )
     } else {
         match std::fs::File::open(path) {
-            Ok(f) => jsonl::run(
+            Ok(f) => stream::run(
                 std::io::BufReader::with_capacity(64 << 10, f),
                 stdout,
                 &options,
+                &JsonLines,
             ),
-            Err(e) => {
-                eprintln!("mcp-verdict: cannot read {label}: {e}");
+            Err(error) => {
+                eprintln!("mcp-verdict: {}", file::ReadError { label, error });
                 return ExitCode::from(exit::INPUT);
             }
         }
@@ -220,7 +215,11 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return ExitCode::from(exit::OK),
         Err(e) => {
-            let shown = if label == "-" { "stdin" } else { &label };
+            let shown = if file::is_stdin(path) {
+                "stdin"
+            } else {
+                &label
+            };
             eprintln!("mcp-verdict: {shown}: {e}");
             return ExitCode::from(exit::INPUT);
         }

@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{Format, exit, load_engine};
-use crate::render::{self, Style};
+use crate::outputs::{self, Style};
 use crate::vocab::Protocol;
 
 #[derive(Debug, Args)]
@@ -92,8 +92,10 @@ pub(crate) fn run(a: RulesArgs) -> ExitCode {
     };
     match a.format {
         Format::Text => match &a.id {
-            Some(_) => super::write_stdout(&render::rule_explain(table, selected[0], style)),
-            None => super::write_stdout(&render::rule_list(table, a.protocol, style)),
+            Some(_) => {
+                super::write_stdout(&outputs::rules::rule_explain(table, selected[0], style))
+            }
+            None => super::write_stdout(&outputs::rules::rule_list(table, a.protocol, style)),
         },
         Format::Json => {
             let out: Vec<RuleOut<'_>> = selected

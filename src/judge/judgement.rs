@@ -30,6 +30,13 @@ impl<'t> Judgement<'t> {
         Judgement { verdicts }
     }
 
+    /// Whether any verdict carries an error-severity finding.
+    pub fn has_error(&self) -> bool {
+        self.verdicts
+            .iter()
+            .any(|v| v.worst() == Some(crate::vocab::Severity::Error))
+    }
+
     /// What differs between the verdicts (empty with a single revision).
     pub fn differences(&self) -> Vec<Difference> {
         let mut out = Vec::new();

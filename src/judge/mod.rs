@@ -18,6 +18,7 @@ pub use verdict::{EvalStatus, Finding, Verdict};
 use crate::check_api::{Cx, Eval};
 use crate::rules::{CheckSig, LoadError, RuleTable};
 use crate::vocab::Protocol;
+use crate::vocab::protocol::{header, meta};
 use crate::wire::analysis::{Analysis, RequestFacts};
 use crate::wire::exchange::Exchange;
 use plan::RevisionPlan;
@@ -98,20 +99,43 @@ impl Default for Options<'static> {
 }
 
 /// Why an exchange could not be judged: only the choice of revision can fail.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JudgeError {
     /// Neither the options nor the exchange say which revision to judge under.
-    #[error(
-        "cannot tell which protocol revision to judge under: the request has no MCP-Protocol-Version header and no _meta \"io.modelcontextprotocol/protocolVersion\"; pass --protocol 2025-11-25, 2026-07-28 or all (or set \"protocol\" in the exchange file)"
-    )]
     UnknownRevision,
     /// The exchange names a revision this build does not judge.
-    #[error(
-        "the request declares protocol revision `{0}`, which this tool does not judge (it knows {known}); pass --protocol to judge it under one of those",
-        known = Protocol::names()
-    )]
     UnsupportedRevision(String),
 }
+
+impl JudgeError {
+    /// What is wrong, without how to fix it (which depends on who asks: a library caller sets
+    /// [`Options::protocols`], a command-line user passes `--protocol`).
+    pub fn reason(&self) -> String {
+        match self {
+            JudgeError::UnknownRevision => format!(
+                "cannot tell which protocol revision to judge under: the request has no {} header and no _meta \"{}\"",
+                header::PROTOCOL_VERSION,
+                meta::PROTOCOL_VERSION
+            ),
+            JudgeError::UnsupportedRevision(v) => format!(
+                "the request declares protocol revision `{v}`, which this tool does not judge (it knows {})",
+                Protocol::names()
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}; choose the revisions in `Options::protocols` (or set `Exchange::protocol`)",
+            self.reason()
+        )
+    }
+}
+
+impl std::error::Error for JudgeError {}
 
 /// Which revisions an exchange is judged under, absent an explicit choice: the file's
 /// `protocol`, else the request's `MCP-Protocol-Version` header, else its `_meta` version.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
 use crate::cli::{Format, ProtocolArg, parse_protocol};
-use crate::render::Style;
+use crate::outputs::Style;
 use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up

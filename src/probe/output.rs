@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
 use crate::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::engine::JudgementOut;
-use crate::render::{self, Style};
+use crate::outputs::{self, Style};
 use crate::vocab::Protocol;
 use crate::wire::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 
@@ -351,7 +351,7 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 let _ = writeln!(out, "   server request: {q}");
             }
             let label = x.exchange.name.clone().unwrap_or_else(|| x.label.clone());
-            for line in render::judgement(&x.judgement, &label, style).lines() {
+            for line in outputs::verdict::judgement(&x.judgement, &label, style).lines() {
                 let _ = writeln!(out, "   {line}");
             }
             if let Some(f) = &x.follow_up {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CheckRun, Coverage, RuleState, Status};
+use crate::run::check::{CheckRun, Coverage, RuleState, Status};
 
 /// Escapes text for a Markdown table cell or paragraph: Markdown punctuation and HTML.
 pub fn escape(s: &str) -> String {
@@ -53,7 +53,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
     let mut out = String::new();
     let icon = if code_ == 0 { "✅" } else { "❌" };
     let _ = writeln!(out, "## {icon} mcp-verdict check\n");
-    let _ = writeln!(out, "{}\n", escape(&run.summary_line()));
+    let _ = writeln!(out, "{}\n", escape(&super::text::summary_line(run)));
     let _ = writeln!(out, "| | Count |\n|---|---:|");
     for (label, n) in [
         ("Files", s.files),

@@ -16,8 +16,8 @@
 //!
 //! [`coverage`] lists, per revision and rule, the fixtures that trigger and satisfy it.
 //!
-//! Renderers ([`text`], [`json`], [`ndjson`], [`markdown`], [`junit`], [`sarif`], [`html`]) are
-//! pure functions of a [`CheckRun`]: the same run renders to the same bytes.
+//! The run is the prepared view every report format of `crate::outputs::check` renders; the
+//! formats are pure functions of it: the same run renders to the same bytes.
 //!
 //! ## When a run fails ([`CheckRun::exit_code`])
 //!
@@ -38,26 +38,18 @@
 
 mod baseline;
 mod coverage;
-pub mod html;
-pub mod json;
-pub mod junit;
+mod files;
 pub mod locate;
-pub mod markdown;
-mod run;
-pub mod sarif;
-pub mod text;
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
+pub use crate::inputs::corpus::{CorpusError, collect_files};
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
-pub use json::ndjson;
-pub use run::{
-    CheckError, CheckOptions, FailOn, check_bytes, check_files, collect_files, run_check,
-};
+pub use files::{CheckOptions, FailOn, check_bytes, check_files, run_check};
 
 use crate::engine::{EvalStatus, FindingOut};
 use crate::vocab::Protocol;
@@ -498,57 +490,6 @@ impl CheckRun {
         out.dedup();
         out
     }
-
-    /// A one-line summary, e.g. `12 files, 20 results: 18 passed, 1 failed, ...`.
-    pub fn summary_line(&self) -> String {
-        let s = self.summary();
-        let mut parts = Vec::new();
-        if s.passed > 0 {
-            parts.push(format!("{} passed", s.passed));
-        }
-        if s.failed > 0 {
-            parts.push(format!("{} failed", s.failed));
-        }
-        if s.ok > 0 {
-            parts.push(format!("{} ok", s.ok));
-        }
-        if s.with_findings > 0 {
-            parts.push(format!("{} with findings", s.with_findings));
-        }
-        if s.baselined > 0 {
-            parts.push(format!("{} baselined", s.baselined));
-        }
-        let mut line = format!(
-            "{} {}, {} {}",
-            s.files,
-            plural(s.files, "file", "files"),
-            s.results,
-            plural(s.results, "result", "results")
-        );
-        if !parts.is_empty() {
-            line.push_str(": ");
-            line.push_str(&parts.join(", "));
-        }
-        if s.stale > 0 {
-            line.push_str(&format!(
-                "; {} stale baseline {}",
-                s.stale,
-                plural(s.stale, "entry", "entries")
-            ));
-        }
-        if s.invalid_files > 0 {
-            line.push_str(&format!(
-                "; {} unreadable or invalid {}",
-                s.invalid_files,
-                plural(s.invalid_files, "file", "files")
-            ));
-        }
-        line
-    }
-}
-
-pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 /// How a rule's counts over a revision come out, by rule id.

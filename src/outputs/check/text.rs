@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
-use super::{CheckFinding, CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status};
-use crate::render::Style;
+use crate::outputs::Style;
+use crate::run::check::{
+    CheckFinding, CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status,
+};
 use crate::vocab::Severity;
 
 /// What to include.
@@ -126,7 +128,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> St
     } else {
         style.bold("check failed")
     };
-    let _ = writeln!(out, "\n{verdict}: {}", run.summary_line());
+    let _ = writeln!(out, "\n{verdict}: {}", summary_line(run));
     out
 }
 
@@ -249,8 +251,59 @@ fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {
         } else {
             format!(
                 "{gaps} {} lack a triggering or a satisfying fixture",
-                super::plural(gaps, "rule", "rules")
+                plural(gaps, "rule", "rules")
             )
         }
     );
+}
+
+/// A one-line summary of a run, e.g. `12 files, 20 results: 18 passed, 1 failed, ...`.
+pub fn summary_line(run: &CheckRun) -> String {
+    let s = run.summary();
+    let mut parts = Vec::new();
+    if s.passed > 0 {
+        parts.push(format!("{} passed", s.passed));
+    }
+    if s.failed > 0 {
+        parts.push(format!("{} failed", s.failed));
+    }
+    if s.ok > 0 {
+        parts.push(format!("{} ok", s.ok));
+    }
+    if s.with_findings > 0 {
+        parts.push(format!("{} with findings", s.with_findings));
+    }
+    if s.baselined > 0 {
+        parts.push(format!("{} baselined", s.baselined));
+    }
+    let mut line = format!(
+        "{} {}, {} {}",
+        s.files,
+        plural(s.files, "file", "files"),
+        s.results,
+        plural(s.results, "result", "results")
+    );
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join(", "));
+    }
+    if s.stale > 0 {
+        line.push_str(&format!(
+            "; {} stale baseline {}",
+            s.stale,
+            plural(s.stale, "entry", "entries")
+        ));
+    }
+    if s.invalid_files > 0 {
+        line.push_str(&format!(
+            "; {} unreadable or invalid {}",
+            s.invalid_files,
+            plural(s.invalid_files, "file", "files")
+        ));
+    }
+    line
+}
+
+pub(crate) fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
 }

@@ -16,7 +16,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{CheckRun, FailureKind, Location, RevisionResult};
+use crate::run::check::{CheckRun, FailureKind, Location, RevisionResult};
 use crate::vocab::Protocol;
 use crate::vocab::Severity;
 
@@ -101,7 +101,7 @@ pub fn render(run: &CheckRun) -> String {
         let conf = p.and_then(|p| run.conformance.iter().find(|c| c.protocol == p));
         let mut rules: Vec<Value> = conf
             .map(|c| {
-                let mut rs: Vec<&super::RuleConformance> = c.rules.iter().collect();
+                let mut rs: Vec<&crate::run::check::RuleConformance> = c.rules.iter().collect();
                 rs.sort_by(|a, b| a.rule.cmp(&b.rule));
                 rs.iter()
                     .map(|r| {

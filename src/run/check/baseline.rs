@@ -16,8 +16,8 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::run::normalize_path;
 use super::{Failure, FileResult};
+use crate::inputs::corpus::normalize_path;
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
 

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status};
+use crate::run::check::{CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status};
 
 /// Escapes text for HTML element content and double-quoted attribute values.
 pub fn escape(s: &str) -> String {
@@ -80,7 +80,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
         "<h1>mcp-verdict check: <span class=\"{}\">{}</span></h1>\n<p>{}</p>",
         if code == 0 { "pass" } else { "fail" },
         if code == 0 { "passed" } else { "failed" },
-        escape(&run.summary_line())
+        escape(&super::text::summary_line(run))
     );
     let _ = writeln!(o, "<h2 id=\"summary\">Summary</h2>\n<table>");
     for (label, n) in [

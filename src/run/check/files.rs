@@ -14,8 +14,9 @@ use super::{
     InputErrorKind, Location, OutcomeDiff, RevisionConformance, RevisionResult, RuleConformance,
     RuleEval, RuleState, Status, rule_counts,
 };
-use crate::engine::{JudgeError, Options, Verdict, judge, revisions_of};
+use crate::inputs::corpus::{CorpusError, collect_files, display_path};
 use crate::judge::Engine;
+use crate::judge::{JudgeError, Options, Verdict, judge, revisions_of};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
 use crate::vocab::Severity;
@@ -96,124 +97,11 @@ impl Default for CheckOptions<'static> {
     }
 }
 
-/// Why a run could not start: a command-line problem (exit 2).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CheckError {
-    /// No path was given.
-    #[error("no paths given: name exchange files, directories or glob patterns")]
-    NoPaths,
-    /// A glob pattern does not parse.
-    #[error("`{pattern}` is not a valid glob pattern: {message}")]
-    BadPattern {
-        /// The pattern.
-        pattern: String,
-        /// The parser's message.
-        message: String,
-    },
-    /// A glob pattern or directory matched no `*.json` file.
-    #[error("`{0}` matches no exchange file (*.json)")]
-    NothingMatched(String),
-}
-
-/// Expands paths: files as given (whatever their extension), directories recursively to their
-/// `*.json` files (hidden entries skipped), and glob patterns (`*`, `?`, `[`, `**`). A path that
-/// does not exist and is not a pattern is kept, so that the run reports it as unreadable.
-/// The result is sorted and without duplicates.
-pub fn collect_files<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, CheckError> {
-    if paths.is_empty() {
-        return Err(CheckError::NoPaths);
-    }
-    let mut out = BTreeSet::new();
-    for p in paths {
-        let p = p.as_ref();
-        let shown = p.display().to_string();
-        if p.is_dir() {
-            let before = out.len();
-            walk(p, &mut out);
-            if out.len() == before {
-                return Err(CheckError::NothingMatched(shown));
-            }
-        } else if p.exists() || !shown.contains(['*', '?', '[']) {
-            out.insert(p.to_path_buf());
-        } else {
-            let entries = glob::glob(&shown).map_err(|e| CheckError::BadPattern {
-                pattern: shown.clone(),
-                message: e.msg.to_string(),
-            })?;
-            let before = out.len();
-            for e in entries.filter_map(Result::ok) {
-                if e.is_dir() {
-                    walk(&e, &mut out);
-                } else if e.extension().is_some_and(|x| x == "json") {
-                    out.insert(e);
-                }
-            }
-            if out.len() == before {
-                return Err(CheckError::NothingMatched(shown));
-            }
-        }
-    }
-    // The same file named twice (e.g. `./a.json` and `a.json`) is judged once.
-    let mut seen = BTreeSet::new();
-    let mut files: Vec<PathBuf> = out
-        .into_iter()
-        .filter(|p| seen.insert(display_path(p)))
-        .collect();
-    files.sort_by_key(|p| display_path(p));
-    Ok(files)
-}
-
-fn walk(dir: &Path, out: &mut BTreeSet<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        // An unreadable directory is reported as an unreadable input.
-        out.insert(dir.to_path_buf());
-        return;
-    };
-    for e in entries.filter_map(Result::ok) {
-        let path = e.path();
-        if e.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|x| x == "json") {
-            out.insert(path);
-        }
-    }
-}
-
-/// A path as reports show it: relative to the current directory when below it, `/`-separated,
-/// without a leading `./`.
-pub(crate) fn display_path(p: &Path) -> String {
-    let rel = if p.is_absolute() {
-        std::env::current_dir()
-            .ok()
-            .and_then(|cwd| p.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-            .unwrap_or_else(|| p.to_path_buf())
-    } else {
-        p.to_path_buf()
-    };
-    normalize_path(&rel.to_string_lossy())
-}
-
-/// `\` to `/`, no leading `./`, no repeated `/`.
-pub(crate) fn normalize_path(s: &str) -> String {
-    let s = s.replace('\\', "/");
-    let mut parts: Vec<&str> = Vec::new();
-    for (i, seg) in s.split('/').enumerate() {
-        if seg == "." || (seg.is_empty() && i > 0) {
-            continue;
-        }
-        parts.push(seg);
-    }
-    parts.join("/")
-}
-
 /// Collects the files and checks them: [`collect_files`] then [`check_files`].
 pub fn run_check<P: AsRef<Path>>(
     paths: &[P],
     options: &CheckOptions<'_>,
-) -> Result<CheckRun, CheckError> {
+) -> Result<CheckRun, CorpusError> {
     let files = collect_files(paths)?;
     Ok(check_files(&files, options))
 }
@@ -771,6 +659,7 @@ fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inputs::corpus::normalize_path;
 
     fn locator_for(text: &str) -> (ExchangeFile, Exchange) {
         let f = ExchangeFile::from_slice(text.as_bytes()).unwrap();

@@ -7,9 +7,9 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{CheckRun, Coverage, RevisionResult, Status};
+use crate::run::check::{CheckRun, Coverage, RevisionResult, Status};
 
-fn failure_message(r: &RevisionResult, fail_on: super::FailOn) -> String {
+fn failure_message(r: &RevisionResult, fail_on: crate::run::check::FailOn) -> String {
     let mut parts = Vec::new();
     if let Some(d) = &r.diff {
         if let Some(o) = &d.outcome {
@@ -104,9 +104,9 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
             };
             st.set_message(format!("{pos}{}", e.message));
             st.set_type(match e.kind {
-                super::InputErrorKind::Unreadable => "unreadable",
-                super::InputErrorKind::Invalid => "invalid",
-                super::InputErrorKind::NoRevision => "no-revision",
+                crate::run::check::InputErrorKind::Unreadable => "unreadable",
+                crate::run::check::InputErrorKind::Invalid => "invalid",
+                crate::run::check::InputErrorKind::NoRevision => "no-revision",
             });
             let mut case = TestCase::new(f.file.clone(), st);
             case.set_classname("input");

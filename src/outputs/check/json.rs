@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{
+use crate::run::check::{
     BaselineEntry, CheckRun, Coverage, FailOn, FileResult, InputError, RevisionConformance,
     RevisionResult, Summary,
 };

@@ -2,10 +2,9 @@
 //! on every core.
 //!
 //! Each input line is one exchange in the exchange file format, as compact JSON. Each output
-//! line is the [`JudgementOut`] of that exchange with its line
-//! number first (`{"line": 3, "exchange": ..., "verdicts": [...], "differences": [...]}`), or an
-//! error record `{"line": 3, "error": "..."}` for a line that is not JSON, not an exchange, or
-//! names no revision the tool can judge. Blank lines are counted and produce nothing.
+//! line is what the [`LineFormat`] makes of that exchange's judgement, or an error record for a
+//! line that is not JSON, not an exchange, or names no revision the tool can judge. Blank lines
+//! are counted and produce nothing.
 //!
 //! # Pipeline and memory bound
 //!
@@ -34,9 +33,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use serde::Serialize;
 
-use crate::engine::{JudgeError, JudgementOut, Options};
-use crate::vocab::Severity;
-use crate::wire::exchange::{ExchangeError, ExchangeFile};
+use super::{Origin, revision_message};
+use crate::inputs::jsonl::{BOM, is_blank, read_line_capped};
+use crate::judge::{Judgement, Options, judge};
+use crate::wire::exchange::ExchangeFile;
 
 /// Default [`JsonlOptions::max_in_flight`].
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
@@ -240,71 +240,17 @@ impl Budget {
     }
 }
 
-/// Reads one line into `buf` (without its line break), keeping at most `cap` bytes. Returns
-/// `None` at end of input, else the line's full length (which exceeds `cap` when it was cut).
-fn read_line_capped<R: BufRead>(
-    reader: &mut R,
-    buf: &mut Vec<u8>,
-    cap: usize,
-) -> io::Result<Option<usize>> {
-    buf.clear();
-    let mut len = 0usize;
-    let mut any = false;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(c) => c,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if chunk.is_empty() {
-            break;
-        }
-        any = true;
-        let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i, true),
-            None => (chunk.len(), false),
-        };
-        if len <= cap {
-            let room = cap + 1 - len;
-            buf.extend_from_slice(&chunk[..take.min(room)]);
-        }
-        len += take;
-        reader.consume(if found { take + 1 } else { take });
-        if found {
-            break;
-        }
-    }
-    if !any {
-        return Ok(None);
-    }
-    if buf.last() == Some(&b'\r') && len <= cap + 1 {
-        buf.pop();
-        len -= 1;
-    }
-    Ok(Some(len))
+/// How each line's result is written: one line of text per non-blank input line. Workers
+/// format in parallel, so a format is shared between threads.
+pub trait LineFormat: Sync {
+    /// The record of a judged exchange.
+    fn judged(&self, line: usize, judgement: &Judgement<'_>, exchange: Option<String>) -> String;
+    /// The record of a line that could not be judged, and why.
+    fn error(&self, line: usize, message: &str) -> String;
 }
 
-#[derive(Serialize)]
-struct LineOut<'a> {
-    line: usize,
-    #[serde(flatten)]
-    judgement: &'a JudgementOut,
-}
-
-#[derive(Serialize)]
-struct ErrorOut<'a> {
-    line: usize,
-    error: &'a str,
-}
-
-fn error_record(line: usize, error: &str) -> (Status, String) {
-    let out = serde_json::to_string(&ErrorOut { line, error }).expect("records serialize");
-    (Status::ErrorRecord, out)
-}
-
-/// The error's message: serde's messages already end with `at line 1 column N`.
-fn position(e: &ExchangeError) -> &str {
-    &e.message
+fn error_record(format: &dyn LineFormat, line: usize, error: &str) -> (Status, String) {
+    (Status::ErrorRecord, format.error(line, error))
 }
 
 /// Judges one line. Never panics on bad input; a panic inside the engine becomes an error
@@ -314,11 +260,13 @@ fn judge_line(
     input: &Input,
     options: &Options<'_>,
     max_line: usize,
+    format: &dyn LineFormat,
 ) -> (Status, String) {
     let bytes = match input {
         Input::Line(b) => b,
         Input::TooLong(n) => {
             return error_record(
+                format,
                 line,
                 &format!(
                     "the line is {n} bytes, longer than the limit of {max_line} (--max-line-bytes)"
@@ -326,6 +274,7 @@ fn judge_line(
             );
         }
     };
+    // serde's messages already end with `at line 1 column N`.
     let file = match ExchangeFile::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
@@ -334,51 +283,31 @@ fn judge_line(
             } else {
                 "not JSON"
             };
-            return error_record(line, &format!("{what}: {}", position(&e)));
+            return error_record(format, line, &format!("{what}: {}", e.message));
         }
     };
     let ex = match file.into_exchange() {
         Ok(x) => x,
-        Err(e) => return error_record(line, &format!("not an exchange: {}", position(&e))),
+        Err(e) => return error_record(format, line, &format!("not an exchange: {}", e.message)),
     };
     let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let judgement = match crate::engine::judge(&ex, options) {
-            Ok(j) => j,
-            Err(JudgeError::UnknownRevision) => {
-                return Err(
-                    "cannot tell which protocol revision to judge under: the exchange has no \"protocol\", and the request has no MCP-Protocol-Version header and no _meta \"io.modelcontextprotocol/protocolVersion\"; pass --protocol 2025-11-25, 2026-07-28 or all".to_string(),
-                );
-            }
-            Err(e) => return Err(e.to_string()),
+        let judgement = judge(&ex, options).map_err(|e| revision_message(&e, Origin::Line))?;
+        let status = if judgement.has_error() {
+            Status::ErrorFindings
+        } else {
+            Status::Passed
         };
-        let failed = judgement
-            .verdicts
-            .iter()
-            .any(|v| v.worst() == Some(Severity::Error));
-        let out = crate::views::JudgementOut::of(&judgement, ex.name.clone());
-        let text = serde_json::to_string(&LineOut {
-            line,
-            judgement: &out,
-        })
-        .expect("verdicts serialize");
-        Ok((
-            if failed {
-                Status::ErrorFindings
-            } else {
-                Status::Passed
-            },
-            text,
-        ))
+        Ok::<_, String>((status, format.judged(line, &judgement, ex.name.clone())))
     }));
     match judged {
         Ok(Ok(r)) => r,
-        Ok(Err(msg)) => error_record(line, &msg),
-        Err(_) => error_record(line, "internal error: the engine panicked on this exchange"),
+        Ok(Err(msg)) => error_record(format, line, &msg),
+        Err(_) => error_record(
+            format,
+            line,
+            "internal error: the engine panicked on this exchange",
+        ),
     }
-}
-
-fn is_blank(b: &[u8]) -> bool {
-    b.iter().all(u8::is_ascii_whitespace)
 }
 
 struct ReaderStats {
@@ -421,8 +350,8 @@ fn read_all<R: BufRead>(
             }
         };
         stats.lines += 1;
-        if stats.lines == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
-            buf.drain(..3);
+        if stats.lines == 1 && buf.starts_with(BOM) {
+            buf.drain(..BOM.len());
         }
         let input = if len > max_line {
             Input::TooLong(len)
@@ -460,6 +389,7 @@ fn work(
     queued: &AtomicUsize,
     done: SyncSender<Vec<Done>>,
     options: &JsonlOptions<'_>,
+    format: &dyn LineFormat,
 ) {
     loop {
         let batch = {
@@ -471,8 +401,13 @@ fn work(
         let results: Vec<Done> = batch
             .into_iter()
             .map(|job| {
-                let (status, output) =
-                    judge_line(job.line, &job.input, &options.judge, options.max_line_bytes);
+                let (status, output) = judge_line(
+                    job.line,
+                    &job.input,
+                    &options.judge,
+                    options.max_line_bytes,
+                    format,
+                );
                 Done {
                     seq: job.seq,
                     bytes: job.bytes,
@@ -490,7 +425,12 @@ fn work(
 /// Judges every exchange line of `reader` and writes one record per non-blank line to
 /// `writer`, in input order. Returns the counts; an I/O error reading or writing stops the run
 /// (records already written stay written).
-pub fn run<R, W>(reader: R, writer: W, options: &JsonlOptions<'_>) -> io::Result<Summary>
+pub fn run<R, W>(
+    reader: R,
+    writer: W,
+    options: &JsonlOptions<'_>,
+    format: &dyn LineFormat,
+) -> io::Result<Summary>
 where
     R: BufRead + Send,
     W: Write,
@@ -515,7 +455,7 @@ where
         for _ in 0..threads {
             let rx = Arc::clone(&job_rx);
             let tx = done_tx.clone();
-            s.spawn(move || work(&rx, queued, tx, options));
+            s.spawn(move || work(&rx, queued, tx, options, format));
         }
         drop(job_rx);
         drop(done_tx);
@@ -600,20 +540,6 @@ fn write_in_order<W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn capped_lines() {
-        let mut r = io::BufReader::with_capacity(4, &b"abc\r\n\nlong line here\nend"[..]);
-        let mut buf = Vec::new();
-        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(3));
-        assert_eq!(buf, b"abc");
-        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(0));
-        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(14));
-        assert!(buf.len() <= 9);
-        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), Some(3));
-        assert_eq!(buf, b"end");
-        assert_eq!(read_line_capped(&mut r, &mut buf, 8).unwrap(), None);
-    }
 
     #[test]
     fn budget_counts_lines_and_bytes() {

@@ -1,0 +1,49 @@
+//! `check`: the report formats CI systems and people read, each a pure function of the
+//! prepared [`CheckRun`]: the same run renders to the same bytes. A new format is a new file
+//! here and one arm in [`render`].
+
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
+pub mod text;
+
+use crate::run::check::{CheckRun, Coverage};
+
+/// The report formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// For people at a terminal.
+    Text,
+    /// One JSON document (`schemas/check-report.schema.json`).
+    Json,
+    /// One JSON record per line.
+    Ndjson,
+    /// A GitHub job summary or PR comment.
+    Markdown,
+    /// JUnit XML.
+    Junit,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// One self-contained HTML page.
+    Html,
+}
+
+/// Renders a run in a format (`text` takes its options; the others ignore them).
+pub fn render(
+    format: Format,
+    run: &CheckRun,
+    coverage: Option<&Coverage>,
+    text: text::TextOptions,
+) -> String {
+    match format {
+        Format::Text => text::render(run, coverage, text),
+        Format::Json => json::render(run, coverage),
+        Format::Ndjson => json::ndjson(run, coverage),
+        Format::Markdown => markdown::render(run, coverage),
+        Format::Junit => junit::render(run, coverage),
+        Format::Sarif => sarif::render(run),
+        Format::Html => html::render(run, coverage),
+    }
+}

@@ -1,0 +1,173 @@
+//! `classify --har`: the report of a HAR capture as text and as JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::Style;
+use crate::run::har::{EntryResult, Report, Summary, entry_label};
+use crate::views::JudgementOut;
+
+/// One entry in `--format json` output.
+#[derive(Clone, Debug, Serialize)]
+pub struct EntryOut {
+    /// Position in `log.entries` (0-based).
+    pub index: usize,
+    /// HTTP method.
+    pub method: String,
+    /// Request URL.
+    pub url: String,
+    /// `startedDateTime`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
+    /// The tool called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The verdicts, for a judged tools/call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judgement: Option<JudgementOut>,
+    /// The kind, for an entry that is not a tools/call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// `true` for a tools/call whose response was not recorded.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_recorded: bool,
+    /// Why the response counts as not recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why a tools/call could not be judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How the capture was read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// `mcp-verdict classify --har FILE --format json` output.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReportOut {
+    /// The HAR file.
+    pub file: String,
+    /// `log.creator`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator: Option<String>,
+    /// Every entry, in file order.
+    pub entries: Vec<EntryOut>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+/// The `--format json` document of a HAR report.
+pub fn view(report: &Report<'_, '_>, file: &str) -> ReportOut {
+    let entries = report
+        .har
+        .entries
+        .iter()
+        .zip(&report.results)
+        .map(|(e, r)| {
+            let mut out = EntryOut {
+                index: e.index,
+                method: e.method.clone(),
+                url: e.url.clone(),
+                started: e.started.clone(),
+                tool: e.tool.clone(),
+                judgement: None,
+                skipped: None,
+                not_recorded: false,
+                reason: None,
+                error: None,
+                notes: e.notes.clone(),
+            };
+            match r {
+                EntryResult::Judged(j) => {
+                    out.judgement = Some(crate::views::JudgementOut::of(
+                        j,
+                        Some(entry_label(file, e.index)),
+                    ));
+                }
+                EntryResult::NotRecorded(why) => {
+                    out.not_recorded = true;
+                    out.reason = Some(why.clone());
+                }
+                EntryResult::NotJudged(why) => out.error = Some(why.clone()),
+                EntryResult::Skipped(k) => out.skipped = Some(k.label()),
+            }
+            out
+        })
+        .collect();
+    ReportOut {
+        file: file.to_string(),
+        creator: report.har.creator.clone(),
+        entries,
+        summary: report.summary.clone(),
+    }
+}
+
+/// The text rendering of a HAR report: per tools/call entry a header and its verdicts (or why
+/// it was not judged), then the counts.
+pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
+    let mut out = String::new();
+    let from = match (&report.har.version, &report.har.creator) {
+        (Some(v), Some(c)) => format!(" (HAR {v}, {c})"),
+        (Some(v), None) => format!(" (HAR {v})"),
+        (None, Some(c)) => format!(" ({c})"),
+        (None, None) => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "{}{}: {} entries",
+        style.bold(file),
+        from,
+        report.har.entries.len()
+    );
+    for (e, r) in report.har.entries.iter().zip(&report.results) {
+        if matches!(r, EntryResult::Skipped(_)) {
+            continue;
+        }
+        let tool = e
+            .tool
+            .as_deref()
+            .map_or_else(String::new, |t| format!(" (tool {t})"));
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{}",
+            style.bold(&format!("entry {}: {} {}{tool}", e.index, e.method, e.url))
+        );
+        match r {
+            EntryResult::Judged(j) => {
+                let text = super::verdict::judgement(j, &entry_label(file, e.index), style);
+                // The renderer's first line is the label; the entry header replaces it.
+                out.push_str(text.split_once('\n').map_or("", |(_, rest)| rest));
+            }
+            EntryResult::NotRecorded(why) => {
+                let _ = writeln!(out, "  body not recorded: {why}");
+            }
+            EntryResult::NotJudged(why) => {
+                let _ = writeln!(out, "  not judged: {why}");
+            }
+            EntryResult::Skipped(_) => {}
+        }
+        for n in &e.notes {
+            let _ = writeln!(out, "  {} {n}", style.dim("capture:"));
+        }
+    }
+    let s = &report.summary;
+    let _ = writeln!(out);
+    let _ = writeln!(out, "{}", style.bold("summary"));
+    let _ = writeln!(
+        out,
+        "  judged        {} tools/call ({} with error-severity findings)",
+        s.judged, s.with_error_findings
+    );
+    let _ = writeln!(out, "  not recorded  {} tools/call", s.not_recorded);
+    let _ = writeln!(out, "  not judged    {} tools/call", s.not_judged);
+    let skipped: usize = s.skipped.values().sum();
+    let kinds: Vec<String> = s.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    if kinds.is_empty() {
+        let _ = writeln!(out, "  skipped       0");
+    } else {
+        let _ = writeln!(out, "  skipped       {skipped}: {}", kinds.join(", "));
+    }
+    out
+}

@@ -1,0 +1,62 @@
+//! Terminal styling, on only when asked for.
+
+use crate::judge::Verdict;
+use crate::vocab::Severity;
+
+/// ANSI styling, on only when asked for.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style {
+    /// Whether to emit ANSI escape codes.
+    pub color: bool,
+}
+
+impl Style {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    pub fn detect_stdout() -> Style {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Style {
+            color: !no_color && std::io::stdout().is_terminal(),
+        }
+    }
+
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// Bold text.
+    pub fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+
+    /// Dimmed text.
+    pub fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+
+    /// A severity, coloured.
+    pub fn severity(&self, s: Severity) -> String {
+        let text = format!("{:<7}", s.as_ref());
+        match s {
+            Severity::Error => self.paint("31", &text),
+            Severity::Warning => self.paint("33", &text),
+            Severity::Info => self.paint("36", &text),
+        }
+    }
+
+    /// An outcome name, coloured by how good it is for the caller.
+    pub fn outcome(&self, v: &Verdict<'_>) -> String {
+        use crate::vocab::Outcome::*;
+        let code = match v.outcome {
+            ToolSuccess | NotificationAccepted => "32",
+            InputRequired | TaskCreated => "36",
+            ToolError | JsonrpcError => "33",
+            _ => "31",
+        };
+        self.paint(&format!("1;{code}"), v.outcome.as_str())
+    }
+}

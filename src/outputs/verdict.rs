@@ -1,0 +1,94 @@
+//! `classify`: a judgement as text for people.
+
+use std::fmt::Write as _;
+
+use super::Style;
+use crate::judge::{Judgement, Verdict};
+
+/// Renders a judgement: one block per revision, then what differs.
+pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", style.bold(label));
+    for v in &j.verdicts {
+        verdict(&mut out, v, label, style);
+    }
+    let diffs = j.differences();
+    if !diffs.is_empty() {
+        let _ = writeln!(out, "  {}", style.bold("differences between revisions"));
+        for d in diffs {
+            let vals: Vec<String> = d.values.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let _ = writeln!(out, "    {:<40} {}", d.aspect, vals.join("   "));
+        }
+    }
+    out
+}
+
+fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
+    let _ = writeln!(
+        out,
+        "  {}  {}  {}",
+        style.bold(v.protocol.as_str()),
+        style.outcome(v),
+        style.dim(&format!("[{} layer]", v.layer()))
+    );
+    let _ = writeln!(out, "    {}", v.summary());
+    let table = v.table();
+    let mut cite = |kind: &str, a: &crate::rules::Active| {
+        let r = table.rule_of(a);
+        let _ = writeln!(
+            out,
+            "    {:<10} {} {}",
+            kind,
+            style.bold(&r.id),
+            style.dim(&format!("({})", a.level))
+        );
+        let _ = writeln!(out, "    {:<10} {}", "", a.cite.url);
+        let _ = writeln!(
+            out,
+            "    {:<10} {}",
+            "",
+            style.dim(&format!("\u{201c}{}\u{201d}", a.cite.quote))
+        );
+    };
+    if let Some(a) = v.decided_by {
+        cite("decided by", a);
+    }
+    for a in &v.defaults {
+        cite("default", a);
+    }
+    for a in &v.context {
+        cite("also", a);
+    }
+    if !v.findings.is_empty() {
+        let _ = writeln!(out, "    findings");
+        for f in &v.findings {
+            let path = crate::engine::json_path(&f.pointer);
+            let at = match f.event {
+                Some(e) => format!("{label}::event[{e}]{path}"),
+                None => format!("{label}::{path}"),
+            };
+            let _ = writeln!(
+                out,
+                "      {} {}  {}: {}",
+                style.severity(f.severity),
+                f.rule.id,
+                at,
+                f.message
+            );
+        }
+    }
+    let advice = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
+    let _ = writeln!(
+        out,
+        "    {:<10} {} — {}",
+        "retry",
+        style.bold(
+            &serde_json::to_value(advice.action)
+                .map_or_else(|_| "?".into(), |a| a.as_str().unwrap_or("?").to_string())
+        ),
+        advice.detail
+    );
+    for n in &v.notes {
+        let _ = writeln!(out, "    {} {n}", style.dim("note:"));
+    }
+}

@@ -1,0 +1,107 @@
+//! Judging every tools/call entry of a HAR capture: one result per entry (judged, not
+//! recorded, not judged, or skipped by kind) and the counts over the file.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{Origin, revision_message};
+use crate::inputs::har::{Entry, Har, Record, SkipKind};
+use crate::judge::{self, Judgement, Options};
+
+/// The result for one entry.
+#[derive(Debug)]
+pub enum EntryResult<'t> {
+    /// Judged.
+    Judged(Judgement<'t>),
+    /// A tools/call whose response was not recorded.
+    NotRecorded(String),
+    /// A tools/call that could not be judged (revision unknown, response unreadable).
+    NotJudged(String),
+    /// Not a tools/call.
+    Skipped(SkipKind),
+}
+
+/// Judges one entry.
+pub fn judge_entry<'t>(entry: &Entry, options: &Options<'t>) -> EntryResult<'t> {
+    match &entry.record {
+        Record::ToolsCall(ex) => match judge::judge(ex, options) {
+            Ok(j) => EntryResult::Judged(j),
+            Err(e) => EntryResult::NotJudged(revision_message(&e, Origin::Har)),
+        },
+        Record::NotRecorded { reason } => EntryResult::NotRecorded(reason.clone()),
+        Record::Unreadable { reason } => EntryResult::NotJudged(reason.clone()),
+        Record::Skipped(k) => EntryResult::Skipped(k.clone()),
+    }
+}
+
+/// Counts over a HAR file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Entries in the file.
+    pub entries: usize,
+    /// tools/call exchanges judged.
+    pub judged: usize,
+    /// Judged exchanges with at least one error-severity finding under some revision.
+    pub with_error_findings: usize,
+    /// tools/call entries whose response was not recorded.
+    pub not_recorded: usize,
+    /// tools/call entries that could not be judged (revision unknown, unreadable response).
+    pub not_judged: usize,
+    /// Skipped entries, by kind.
+    pub skipped: BTreeMap<String, usize>,
+}
+
+impl Summary {
+    /// Whether the run should fail: an error-severity finding, or a tools/call not judged.
+    pub fn failed(&self) -> bool {
+        self.with_error_findings > 0 || self.not_judged > 0
+    }
+}
+
+/// Every entry's result, with counts.
+#[derive(Debug)]
+pub struct Report<'h, 't> {
+    /// The HAR read.
+    pub har: &'h Har,
+    /// One result per entry, in file order.
+    pub results: Vec<EntryResult<'t>>,
+    /// Counts.
+    pub summary: Summary,
+}
+
+/// Judges every tools/call entry of a HAR.
+pub fn judge<'h, 't>(har: &'h Har, options: &Options<'t>) -> Report<'h, 't> {
+    let mut summary = Summary {
+        entries: har.entries.len(),
+        ..Summary::default()
+    };
+    let results: Vec<EntryResult<'t>> = har
+        .entries
+        .iter()
+        .map(|e| judge_entry(e, options))
+        .collect();
+    for r in &results {
+        match r {
+            EntryResult::Judged(j) => {
+                summary.judged += 1;
+                if j.has_error() {
+                    summary.with_error_findings += 1;
+                }
+            }
+            EntryResult::NotRecorded(_) => summary.not_recorded += 1,
+            EntryResult::NotJudged(_) => summary.not_judged += 1,
+            EntryResult::Skipped(k) => *summary.skipped.entry(k.label()).or_default() += 1,
+        }
+    }
+    Report {
+        har,
+        results,
+        summary,
+    }
+}
+
+/// The label that findings of an entry are reported under: `FILE#INDEX`.
+pub fn entry_label(file: &str, index: usize) -> String {
+    format!("{file}#{index}")
+}
