@@ -95,6 +95,9 @@ pub mod header {
     pub const NAME: &str = "Mcp-Name";
     /// The session of a 2025-11-25 connection.
     pub const SESSION_ID: &str = "Mcp-Session-Id";
+    /// [`SESSION_ID`] as this crate writes it on the wire, capitalised like
+    /// [`PROTOCOL_VERSION`]; the same field (names compare case-insensitively).
+    pub const SESSION_ID_AS_SENT: &str = "MCP-Session-Id";
     /// The prefix of the headers that mirror tool parameters (2026-07-28).
     pub const PARAM_PREFIX: &str = "Mcp-Param-";
 }
