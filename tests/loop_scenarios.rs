@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_verdict::Protocol;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use mcp_verdict::retry::RetryPolicy;
-use mcp_verdict::serve::{self, Revision, SCENARIOS, ServeConfig, ServerHandle};
+use mcp_verdict::serve::{self, SCENARIOS, ServeConfig, ServerHandle};
 use mcp_verdict::vocab::Severity;
 use mcp_verdict::wire::exchange::BodyEnd;
 use rstest::rstest;
@@ -309,8 +309,8 @@ fn every_scenario_and_revision_has_a_case() {
     for s in SCENARIOS {
         for rev in s.revisions {
             let p = match rev {
-                Revision::Legacy => L,
-                Revision::Modern => M,
+                Protocol::V2025_11_25 => L,
+                Protocol::V2026_07_28 => M,
             };
             assert!(
                 CASES

@@ -6,7 +6,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use mcp_verdict::serve::{Revision, SCENARIOS};
+use mcp_verdict::Protocol;
+use mcp_verdict::serve::SCENARIOS;
 use serde_json::{Value, json};
 use serve_common::*;
 
@@ -92,7 +93,7 @@ fn serves_and_logs() {
         .trim_end_matches("/mcp")
         .parse()
         .unwrap();
-    let r = echo_call(addr, Revision::Modern, None);
+    let r = echo_call(addr, Protocol::V2026_07_28, None);
     assert_eq!(r.json()["result"]["isError"], true);
     // The record is written once the exchange is done.
     let deadline = std::time::Instant::now() + Duration::from_secs(5);

@@ -5,6 +5,7 @@ mod serve_common;
 use std::net::TcpStream;
 use std::time::Duration;
 
+use mcp_verdict::Protocol;
 use mcp_verdict::diag::{Side, StreamEnd};
 use mcp_verdict::serve::{self, ServeConfig};
 use serde_json::json;
@@ -27,7 +28,7 @@ fn keep_alive_serves_several_requests_on_one_connection() {
     let mut c = Conn::open(h.addr());
     for i in 0..3 {
         let (hd, body) = call_request(
-            serve::Revision::Modern,
+            Protocol::V2026_07_28,
             None,
             json!(i),
             "echo",
@@ -56,7 +57,7 @@ fn connection_close_is_honoured() {
     let h = start("baseline");
     let mut c = Conn::open(h.addr());
     let (mut hd, body) = call_request(
-        serve::Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(1),
         "echo",
@@ -262,7 +263,7 @@ fn records_and_log_file() {
         ..ServeConfig::default()
     })
     .unwrap();
-    let r = echo_call(h.addr(), serve::Revision::Modern, None);
+    let r = echo_call(h.addr(), Protocol::V2026_07_28, None);
     assert_eq!(r.json()["error"]["code"], -32603);
     let recs = settled_records(&h);
     h.shutdown();
@@ -297,7 +298,7 @@ fn http_1_0_sse_is_close_delimited() {
     let h = start("sse_progress");
     let mut c = Conn::open(h.addr());
     let (hd, body) = call_request(
-        serve::Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(1),
         "echo",

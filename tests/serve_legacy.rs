@@ -5,8 +5,8 @@ mod serve_common;
 
 use std::time::Duration;
 
+use mcp_verdict::Protocol;
 use mcp_verdict::diag::StreamEnd;
-use mcp_verdict::serve::Revision;
 use serde_json::{Value, json};
 use serve_common::*;
 
@@ -130,7 +130,7 @@ fn tools_without_result_type() {
     let h = start("baseline");
     let a = h.addr();
     let sid = legacy_session(a, json!({}));
-    let r = echo_call(a, Revision::Legacy, Some(&sid));
+    let r = echo_call(a, Protocol::V2025_11_25, Some(&sid));
     let res = r.json()["result"].clone();
     assert_eq!(res["content"][0]["text"], "hi");
     assert!(res.get("resultType").is_none());
@@ -138,7 +138,7 @@ fn tools_without_result_type() {
     schema_check(LEGACY, "CallToolResult", &res);
 
     let (hd, b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(2),
         "nope",
@@ -150,7 +150,7 @@ fn tools_without_result_type() {
     assert_eq!(r.json()["error"]["code"], -32602);
 
     let (hd, b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(3),
         "create_order",
@@ -163,7 +163,7 @@ fn tools_without_result_type() {
 
     // count with a progress token: SSE with a priming event first.
     let (hd, mut b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(4),
         "count",
@@ -189,7 +189,7 @@ fn elicitation_round(answer: Value) -> (Value, u64) {
     let a = h.addr();
     let sid = legacy_session(a, json!({"elicitation": {}}));
     let (hd, b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(11),
         "confirm_action",
@@ -285,7 +285,7 @@ fn confirmation_without_elicitation_capability_is_a_tool_error() {
     let h = start("baseline");
     let sid = legacy_session(h.addr(), json!({}));
     let (hd, b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(1),
         "confirm_action",
@@ -304,7 +304,7 @@ fn elicitation_times_out_without_answer() {
         c.stall_cap = Duration::from_millis(300)
     });
     let sid = legacy_session(h.addr(), json!({"elicitation": {"form": {}}}));
-    let r = echo_call(h.addr(), Revision::Legacy, Some(&sid));
+    let r = echo_call(h.addr(), Protocol::V2025_11_25, Some(&sid));
     let msgs = r.messages();
     assert_eq!(msgs.len(), 2);
     assert_eq!(msgs[0]["method"], "elicitation/create");
@@ -323,7 +323,7 @@ fn a_session_header_keeps_legacy_even_with_legacy_meta() {
     let h = start("baseline");
     let sid = legacy_session(h.addr(), json!({}));
     let (hd, mut b) = call_request(
-        Revision::Legacy,
+        Protocol::V2025_11_25,
         Some(&sid),
         json!(1),
         "echo",

@@ -5,7 +5,7 @@ mod serve_common;
 
 use std::net::SocketAddr;
 
-use mcp_verdict::serve::Revision;
+use mcp_verdict::Protocol;
 use serde_json::{Value, json};
 use serve_common::*;
 
@@ -17,7 +17,7 @@ fn modern_call(
     caps: Value,
     extra: Value,
 ) -> Resp {
-    let (h, mut b) = call_request(Revision::Modern, None, id, tool, args, caps);
+    let (h, mut b) = call_request(Protocol::V2026_07_28, None, id, tool, args, caps);
     if let Value::Object(m) = extra {
         for (k, v) in m {
             b["params"][k] = v;
@@ -147,7 +147,7 @@ fn well_behaved_tools() {
 fn count_streams_progress_when_asked() {
     let h = start("baseline");
     let (hd, mut b) = call_request(
-        Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(9),
         "count",
@@ -217,7 +217,7 @@ fn header_and_meta_pairings() {
     let h = start("baseline");
     let a = h.addr();
     let (good_h, good_b) = call_request(
-        Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(5),
         "echo",
@@ -500,13 +500,13 @@ fn sse_response_mode() {
     let h = start_with("baseline", |c| {
         c.response_mode = mcp_verdict::serve::ResponseMode::Sse
     });
-    let r = echo_call(h.addr(), Revision::Modern, None);
+    let r = echo_call(h.addr(), Protocol::V2026_07_28, None);
     assert_eq!(r.header("content-type"), Some("text/event-stream"));
     assert_eq!(r.chunks.len(), 1);
     assert_eq!(r.messages()[0]["result"]["content"][0]["text"], "hi");
     // Pinned-status errors stay JSON.
     let (hd, b) = call_request(
-        Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(1),
         "confirm_action",

@@ -4,8 +4,9 @@ mod serve_common;
 
 use std::time::{Duration, Instant};
 
+use mcp_verdict::Protocol;
 use mcp_verdict::diag::StreamEnd;
-use mcp_verdict::serve::{Revision, SCENARIOS, ServerHandle};
+use mcp_verdict::serve::{SCENARIOS, ServerHandle};
 use serde_json::{Value, json};
 use serve_common::*;
 
@@ -42,7 +43,7 @@ fn every_table_scenario_has_a_wire_test() {
     for s in SCENARIOS {
         assert_eq!(
             s.revisions,
-            Revision::ALL,
+            Protocol::all().collect::<Vec<_>>(),
             "{} applies to both revisions",
             s.name
         );
@@ -50,7 +51,7 @@ fn every_table_scenario_has_a_wire_test() {
 }
 
 /// Starts a server with the scenario's table example and a client for `rev`.
-fn begin(name: &str, rev: Revision) -> (ServerHandle, Option<String>) {
+fn begin(name: &str, rev: Protocol) -> (ServerHandle, Option<String>) {
     let info = SCENARIOS.iter().find(|s| s.name == name).unwrap();
     let h = start(info.example);
     let sid = setup(h.addr(), rev, json!({"elicitation": {}}));
@@ -58,7 +59,7 @@ fn begin(name: &str, rev: Revision) -> (ServerHandle, Option<String>) {
 }
 
 /// The echo result as the server builds it ("hi"), per revision.
-fn assert_echo_result(msg: &Value, rev: Revision) {
+fn assert_echo_result(msg: &Value, rev: Protocol) {
     assert_eq!(msg["jsonrpc"], "2.0");
     assert_eq!(msg["id"], 7, "{msg}");
     let res = &msg["result"];
@@ -69,11 +70,11 @@ fn assert_echo_result(msg: &Value, rev: Revision) {
     );
     assert_eq!(res["isError"], false);
     match rev {
-        Revision::Modern => {
+        Protocol::V2026_07_28 => {
             assert_eq!(res["resultType"], "complete");
             assert!(res["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
         }
-        Revision::Legacy => assert!(res.get("resultType").is_none(), "{msg}"),
+        Protocol::V2025_11_25 => assert!(res.get("resultType").is_none(), "{msg}"),
     }
 }
 
@@ -85,8 +86,8 @@ fn last_call_record(h: &ServerHandle) -> mcp_verdict::diag::DiagRecord {
         .expect("a tools/call record")
 }
 
-fn both(f: impl Fn(Revision)) {
-    for rev in Revision::ALL {
+fn both(f: impl Fn(Protocol)) {
+    for rev in Protocol::all() {
         f(rev);
     }
 }
@@ -94,13 +95,13 @@ fn both(f: impl Fn(Revision)) {
 /// echo with a progress token in `_meta`, for the SSE scenarios.
 fn echo_with_token(
     h: &ServerHandle,
-    rev: Revision,
+    rev: Protocol,
     sid: Option<&str>,
 ) -> (Vec<(&'static str, String)>, Value) {
     let (hd, mut b) = call_request(rev, sid, json!(7), "echo", json!({"text": "hi"}), json!({}));
     match rev {
-        Revision::Modern => b["params"]["_meta"]["progressToken"] = json!("pt"),
-        Revision::Legacy => b["params"]["_meta"] = json!({"progressToken": "pt"}),
+        Protocol::V2026_07_28 => b["params"]["_meta"]["progressToken"] = json!("pt"),
+        Protocol::V2025_11_25 => b["params"]["_meta"] = json!({"progressToken": "pt"}),
     }
     let _ = h;
     (hd, b)
@@ -129,9 +130,9 @@ fn assert_progress(chunk: &[u8], n: u64) {
 }
 
 /// Splits off the priming event (2025-11-25) and checks its exact bytes.
-fn skip_priming(chunks: &[Vec<u8>], rev: Revision) -> usize {
+fn skip_priming(chunks: &[Vec<u8>], rev: Protocol) -> usize {
     match rev {
-        Revision::Legacy => {
+        Protocol::V2025_11_25 => {
             let p = std::str::from_utf8(&chunks[0]).unwrap();
             let (id_line, rest) = p.split_once('\n').unwrap();
             assert!(
@@ -141,7 +142,7 @@ fn skip_priming(chunks: &[Vec<u8>], rev: Revision) -> usize {
             assert_eq!(rest, "data: \n\n", "priming: {p:?}");
             1
         }
-        Revision::Modern => 0,
+        Protocol::V2026_07_28 => 0,
     }
 }
 
@@ -176,8 +177,8 @@ fn http_status_sequence_counts_posts_not_tool_calls() {
     assert!(r.text().contains("POST #1"), "{}", r.text());
     assert!(r.header("mcp-session-id").is_none());
     let sid = legacy_session(a, json!({})); // POST #2 (200 entry) and #3 (past the list)
-    let r = echo_call(a, Revision::Legacy, Some(&sid)); // POST #4
-    assert_echo_result(&r.json(), Revision::Legacy);
+    let r = echo_call(a, Protocol::V2025_11_25, Some(&sid)); // POST #4
+    assert_echo_result(&r.json(), Protocol::V2025_11_25);
     assert_eq!(h.post_count(), 4);
     // Records are appended as exchanges finish; order them by POST number.
     let mut recs = settled_records(&h);
@@ -196,15 +197,15 @@ fn http_status_sequence_counts_posts_not_tool_calls() {
         502
     );
     assert_echo_result(
-        &echo_call(a, Revision::Modern, None).json(),
-        Revision::Modern,
+        &echo_call(a, Protocol::V2026_07_28, None).json(),
+        Protocol::V2026_07_28,
     );
-    let r = echo_call(a, Revision::Modern, None);
+    let r = echo_call(a, Protocol::V2026_07_28, None);
     assert_eq!(r.status, 500);
     assert!(r.text().starts_with("HTTP 500 Internal Server Error"));
     assert_echo_result(
-        &echo_call(a, Revision::Modern, None).json(),
-        Revision::Modern,
+        &echo_call(a, Protocol::V2026_07_28, None).json(),
+        Protocol::V2026_07_28,
     );
     assert_eq!(h.post_count(), 4);
     h.shutdown();
@@ -226,7 +227,7 @@ fn jsonrpc_error() {
     });
     let h = start("jsonrpc_error:-32099");
     assert_eq!(
-        echo_call(h.addr(), Revision::Modern, None).json()["error"]["code"],
+        echo_call(h.addr(), Protocol::V2026_07_28, None).json()["error"]["code"],
         -32099
     );
     h.shutdown();
@@ -241,7 +242,7 @@ fn tool_error() {
         assert!(v["result"]["content"][0]["text"].is_string());
         assert_eq!(
             v["result"].get("resultType").is_some(),
-            rev == Revision::Modern
+            rev == Protocol::V2026_07_28
         );
         h.shutdown();
     });
@@ -250,9 +251,9 @@ fn tool_error() {
 #[test]
 fn input_required() {
     // 2026-07-28: round 1 is input_required (the round trip is in serve_modern.rs).
-    let (h, _) = begin("input_required", Revision::Modern);
+    let (h, _) = begin("input_required", Protocol::V2026_07_28);
     let (hd, b) = call_request(
-        Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(7),
         "echo",
@@ -279,9 +280,9 @@ fn input_required() {
         c.stall_cap = Duration::from_millis(300)
     });
     let sid = legacy_session(h.addr(), json!({"elicitation": {}}));
-    let r = echo_call(h.addr(), Revision::Legacy, Some(&sid));
+    let r = echo_call(h.addr(), Protocol::V2025_11_25, Some(&sid));
     assert_sse_head(&r);
-    let first = skip_priming(&r.chunks, Revision::Legacy);
+    let first = skip_priming(&r.chunks, Protocol::V2025_11_25);
     let req: Value = serde_json::from_str(
         std::str::from_utf8(&r.chunks[first])
             .unwrap()
@@ -305,7 +306,7 @@ fn legacy_result() {
         let res = &v["result"];
         assert!(res.get("resultType").is_none(), "{v}");
         assert_eq!(res["content"][0]["text"], "hi");
-        if rev == Revision::Modern {
+        if rev == Protocol::V2026_07_28 {
             assert!(res["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
         }
         assert_eq!(last_call_record(&h).result_type, None);
@@ -370,7 +371,7 @@ fn non2xx_valid_body() {
         h.shutdown();
     });
     let h = start("non2xx_valid_body:503");
-    assert_eq!(echo_call(h.addr(), Revision::Modern, None).status, 503);
+    assert_eq!(echo_call(h.addr(), Protocol::V2026_07_28, None).status, 503);
     h.shutdown();
 }
 
@@ -386,7 +387,7 @@ fn html_error_page() {
         h.shutdown();
     });
     let h = start("html_error_page:502");
-    let r = echo_call(h.addr(), Revision::Modern, None);
+    let r = echo_call(h.addr(), Protocol::V2026_07_28, None);
     assert_eq!(r.status, 502);
     assert!(r.text().contains("<h1>502 Bad Gateway</h1>"));
     h.shutdown();
@@ -460,7 +461,7 @@ fn sse_progress() {
 #[test]
 fn sse_progress_without_token_uses_a_request_derived_token() {
     let h = start("sse_progress");
-    let r = echo_call(h.addr(), Revision::Modern, None);
+    let r = echo_call(h.addr(), Protocol::V2026_07_28, None);
     assert_eq!(
         r.messages()[0]["params"]["progressToken"],
         "mcp-verdict-progress-7"
@@ -615,20 +616,20 @@ fn rate_limited() {
     assert_eq!(r.header("content-type"), Some("text/plain; charset=utf-8"));
     let sid = legacy_session(h.addr(), json!({}));
     assert_echo_result(
-        &echo_call(h.addr(), Revision::Legacy, Some(&sid)).json(),
-        Revision::Legacy,
+        &echo_call(h.addr(), Protocol::V2025_11_25, Some(&sid)).json(),
+        Protocol::V2025_11_25,
     );
     h.shutdown();
 
     let h = start("rate_limited:2");
     for _ in 0..2 {
-        let r = echo_call(h.addr(), Revision::Modern, None);
+        let r = echo_call(h.addr(), Protocol::V2026_07_28, None);
         assert_eq!(r.status, 429);
         assert_eq!(r.header("retry-after"), Some("1"));
     }
     assert_echo_result(
-        &echo_call(h.addr(), Revision::Modern, None).json(),
-        Revision::Modern,
+        &echo_call(h.addr(), Protocol::V2026_07_28, None).json(),
+        Protocol::V2026_07_28,
     );
     assert_eq!(h.post_count(), 3);
     h.shutdown();
@@ -645,14 +646,14 @@ fn server_request_on_stream() {
         let msgs = r.messages();
         let req = &msgs[0];
         assert!(req["id"].is_string());
-        let expected = if rev == Revision::Legacy {
+        let expected = if rev == Protocol::V2025_11_25 {
             "ping"
         } else {
             "roots/list"
         };
         assert_eq!(req["method"], expected);
         assert_echo_result(&msgs[1], rev);
-        if rev == Revision::Legacy {
+        if rev == Protocol::V2025_11_25 {
             // The client answers with a POST: 202.
             let reply = json!({"jsonrpc": "2.0", "id": req["id"], "result": {}});
             assert_eq!(
@@ -665,7 +666,7 @@ fn server_request_on_stream() {
     // With the roots capability declared, 2025-11-25 also uses roots/list.
     let h = start("server_request_on_stream");
     let sid = legacy_session(h.addr(), json!({"roots": {}}));
-    let r = echo_call(h.addr(), Revision::Legacy, Some(&sid));
+    let r = echo_call(h.addr(), Protocol::V2025_11_25, Some(&sid));
     assert_eq!(r.messages()[0]["method"], "roots/list");
     h.shutdown();
 }
@@ -695,7 +696,7 @@ fn faults_leave_other_methods_alone() {
         assert_eq!(r.status, 200, "{}", s.name);
         // Protocol errors are not faulted either.
         let (hd, b) = call_request(
-            Revision::Modern,
+            Protocol::V2026_07_28,
             None,
             json!(3),
             "nope",
@@ -721,7 +722,7 @@ fn read_to_close(c: &mut Conn) -> Vec<u8> {
 fn exact_bytes_of_two_faults() {
     let h = start("malformed_json");
     let (hd, b) = call_request(
-        Revision::Modern,
+        Protocol::V2026_07_28,
         None,
         json!(7),
         "echo",

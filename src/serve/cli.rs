@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::scenario::{Scenario, render_list};
-use super::{ResponseMode, ServeConfig};
+use super::scenario_table::render_list;
+use super::{ResponseMode, Scenario, ServeConfig};
+use crate::vocab::Protocol;
 
 /// Run a fault-injecting MCP Streamable HTTP server (2025-11-25 and 2026-07-28
 /// on one endpoint) for testing client error handling.
@@ -103,8 +104,8 @@ pub fn run(args: ServeArgs) -> ExitCode {
     drop(out);
     eprintln!(
         "mcp-verdict serve: scenario {scenario}; serving {} and {} (Ctrl-C to stop)",
-        super::LEGACY_VERSION,
-        super::MODERN_VERSION
+        Protocol::V2025_11_25.as_str(),
+        Protocol::V2026_07_28.as_str()
     );
     loop {
         std::thread::park();

@@ -6,6 +6,8 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::vocab::http::{EVENT_STREAM, reason_phrase};
+
 /// Largest request head accepted (request line + headers).
 const MAX_HEAD: usize = 64 * 1024;
 /// Largest request body accepted.
@@ -205,11 +207,7 @@ pub(crate) fn is_timeout(e: &io::Error) -> bool {
 
 /// Bytes of a response head: status line, the given headers, blank line.
 pub(crate) fn head_bytes(status: u16, headers: &[(String, String)]) -> Vec<u8> {
-    let mut out = format!(
-        "HTTP/1.1 {status} {}\r\n",
-        crate::vocab::http::reason_phrase(status)
-    )
-    .into_bytes();
+    let mut out = format!("HTTP/1.1 {status} {}\r\n", reason_phrase(status)).into_bytes();
     for (k, v) in headers {
         out.extend_from_slice(k.as_bytes());
         out.extend_from_slice(b": ");
@@ -293,7 +291,7 @@ impl<'a> SseWriter<'a> {
         close: bool,
     ) -> io::Result<Self> {
         let mut headers: Vec<(String, String)> = vec![
-            ("Content-Type".into(), "text/event-stream".into()),
+            ("Content-Type".into(), EVENT_STREAM.into()),
             ("Cache-Control".into(), "no-cache".into()),
             ("X-Accel-Buffering".into(), "no".into()),
         ];

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Map, Value, json};
 
 /// Names of the tools, in `tools/list` order.
-pub const TOOL_NAMES: [&str; 5] = ["echo", "add", "count", "create_order", "confirm_action"];
+pub(crate) const TOOL_NAMES: [&str; 5] = ["echo", "add", "count", "create_order", "confirm_action"];
 
 /// One tool: its definition and compiled input validator.
 pub(crate) struct Tool {
@@ -177,6 +177,11 @@ pub(crate) fn catalogue() -> Vec<Tool> {
             }
         })),
     ]
+}
+
+/// The `tools` array of a `tools/list` result.
+pub(crate) fn definitions(tools: &[Tool]) -> Value {
+    Value::Array(tools.iter().map(|t| t.definition.clone()).collect())
 }
 
 /// A plain successful tool result (no `resultType`; callers decorate per revision).

@@ -4,6 +4,8 @@
 pub const JSON: &str = "application/json";
 /// The media type of a Server-Sent Events response stream.
 pub const EVENT_STREAM: &str = "text/event-stream";
+/// The media type of a plain-text body (refusals that carry no JSON-RPC message).
+pub const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
 
 /// The reason phrase of an HTTP status code (RFC 9110), or its class for codes without a
 /// well-known phrase.

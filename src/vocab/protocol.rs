@@ -94,7 +94,7 @@ pub mod header {
     /// The tool, prompt or resource the request names (2026-07-28).
     pub const NAME: &str = "Mcp-Name";
     /// The session of a 2025-11-25 connection.
-    pub const SESSION_ID: &str = "Mcp-Session-Id";
+    pub const SESSION_ID: &str = "MCP-Session-Id";
     /// The prefix of the headers that mirror tool parameters (2026-07-28).
     pub const PARAM_PREFIX: &str = "Mcp-Param-";
 }

@@ -6,7 +6,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use mcp_verdict::serve::{self, Revision, ServeConfig, ServerHandle};
+use mcp_verdict::Protocol;
+use mcp_verdict::serve::{self, ServeConfig, ServerHandle};
 use serde_json::{Value, json};
 
 pub const MODERN: &str = "2026-07-28";
@@ -399,7 +400,7 @@ pub fn legacy_initialize(addr: SocketAddr, caps: Value) -> Resp {
 
 /// A tools/call request for either revision: (headers, body).
 pub fn call_request(
-    rev: Revision,
+    rev: Protocol,
     sid: Option<&str>,
     id: Value,
     tool: &str,
@@ -407,12 +408,12 @@ pub fn call_request(
     caps: Value,
 ) -> (Vec<(&'static str, String)>, Value) {
     match rev {
-        Revision::Modern => (
+        Protocol::V2026_07_28 => (
             modern_headers("tools/call", Some(tool)),
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                    "params": {"name": tool, "arguments": args, "_meta": modern_meta(caps)}}),
         ),
-        Revision::Legacy => (
+        Protocol::V2025_11_25 => (
             legacy_headers(sid.expect("legacy needs a session")),
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                    "params": {"name": tool, "arguments": args}}),
@@ -421,15 +422,15 @@ pub fn call_request(
 }
 
 /// Sets up a client for `rev` (a session for 2025-11-25) and returns its id.
-pub fn setup(addr: SocketAddr, rev: Revision, caps: Value) -> Option<String> {
+pub fn setup(addr: SocketAddr, rev: Protocol, caps: Value) -> Option<String> {
     match rev {
-        Revision::Legacy => Some(legacy_session(addr, caps)),
-        Revision::Modern => None,
+        Protocol::V2025_11_25 => Some(legacy_session(addr, caps)),
+        Protocol::V2026_07_28 => None,
     }
 }
 
 /// Calls `echo` with text "hi" (id 7).
-pub fn echo_call(addr: SocketAddr, rev: Revision, sid: Option<&str>) -> Resp {
+pub fn echo_call(addr: SocketAddr, rev: Protocol, sid: Option<&str>) -> Resp {
     let (h, b) = call_request(rev, sid, json!(7), "echo", json!({"text": "hi"}), json!({}));
     post(addr, &h, &b)
 }

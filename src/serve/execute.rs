@@ -1,0 +1,256 @@
+//! Executing a planned [`Reply`] on the socket: a `Content-Length` response, or an SSE stream
+//! step by step (including waiting for the client's answer to a server request) ended the
+//! way the plan says; the diagnostic record notes what went out.
+
+use std::net::TcpStream;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::Shared;
+use super::http::{self, SseWriter};
+use super::reply::{Answer, Reply, SseEnd, SsePlan, SseStep};
+use crate::views::diag::{DiagRecord, StreamEnd, sanitize};
+use crate::vocab::http::EVENT_STREAM;
+
+/// What the connection must do after a response.
+#[derive(PartialEq, Eq)]
+pub(crate) enum After {
+    KeepOpen,
+    Close,
+    Reset,
+}
+
+/// Copies a message's error / resultType facts into the record.
+fn note_message(record: &mut DiagRecord, msg: &Value) {
+    if let Some(err) = msg.get("error") {
+        record.jsonrpc.error_code = err.get("code").and_then(Value::as_i64);
+        record.jsonrpc.error_message = err.get("message").and_then(Value::as_str).map(sanitize);
+    }
+    if let Some(rt) = msg
+        .get("result")
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str)
+    {
+        record.result_type = Some(rt.to_string());
+    }
+}
+
+fn is_response(msg: &Value) -> bool {
+    msg.get("method").is_none() && (msg.get("result").is_some() || msg.get("error").is_some())
+}
+
+/// Sends `reply` and says what the connection must do next.
+pub(crate) fn execute(
+    shared: &Arc<Shared>,
+    stream: &mut TcpStream,
+    reply: Reply,
+    chunked: bool,
+    record: &mut DiagRecord,
+) -> After {
+    match reply {
+        Reply::Full {
+            status,
+            content_type,
+            headers,
+            body,
+            close,
+            final_response,
+            message,
+        } => {
+            record.http_statuses = vec![status];
+            record.content_type = content_type.clone();
+            if let Some(m) = &message {
+                note_message(record, m);
+            }
+            match http::write_full(
+                stream,
+                status,
+                content_type.as_deref(),
+                &headers,
+                &body,
+                close,
+            ) {
+                Ok(()) => {
+                    record.final_response = final_response;
+                    record.stream_end = StreamEnd::Complete;
+                    if close { After::Close } else { After::KeepOpen }
+                }
+                Err(_) => {
+                    record.stream_end = StreamEnd::Eof;
+                    After::Close
+                }
+            }
+        }
+        Reply::Sse(plan) => run_sse(shared, stream, plan, chunked, record),
+    }
+}
+
+/// Writes one event and notes it in the record; false if the write failed.
+fn send_event(
+    w: &mut SseWriter<'_>,
+    record: &mut DiagRecord,
+    id: Option<&str>,
+    data: &str,
+    msg: Option<&Value>,
+) -> bool {
+    if w.event(id, data).is_err() {
+        return false;
+    }
+    record.sse_event_count = Some(w.events);
+    if let Some(m) = msg
+        && is_response(m)
+    {
+        record.final_response = true;
+        note_message(record, m);
+    }
+    true
+}
+
+fn run_sse(
+    shared: &Arc<Shared>,
+    stream: &mut TcpStream,
+    plan: SsePlan,
+    chunked: bool,
+    record: &mut DiagRecord,
+) -> After {
+    record.http_statuses = vec![200];
+    record.content_type = Some(EVENT_STREAM.into());
+    record.sse_event_count = Some(0);
+    // A close-delimited body (HTTP/1.0) always ends the connection.
+    let close = !matches!(plan.end, SseEnd::Finish) || !chunked;
+    let mut w = match SseWriter::start(stream, 200, &plan.headers, chunked, close) {
+        Ok(w) => w,
+        Err(_) => {
+            record.stream_end = StreamEnd::Eof;
+            return After::Close;
+        }
+    };
+    let mut broken = false;
+    if let Some(pid) = &plan.priming_id {
+        broken = !send_event(&mut w, record, Some(pid), "", None);
+    }
+    for step in plan.steps {
+        if broken {
+            // Release a pending server request the stream can no longer serve.
+            if let SseStep::Await { session, key, .. } = step {
+                forget_pending(shared, &session, &key);
+            }
+            continue;
+        }
+        match step {
+            SseStep::Message(m) => {
+                broken = !send_event(&mut w, record, None, &m.to_string(), Some(&m))
+            }
+            SseStep::RawData(d) => broken = !send_event(&mut w, record, None, &d, None),
+            SseStep::Await {
+                rx,
+                session,
+                key,
+                limit,
+                then,
+            } => {
+                let answer = await_answer(shared, w.stream(), &rx, limit);
+                forget_pending(shared, &session, &key);
+                match answer {
+                    Some(a) => {
+                        if matches!(a, Answer::Timeout) {
+                            record.stream_end = StreamEnd::Timeout;
+                        }
+                        let m = then(a);
+                        broken = !send_event(&mut w, record, None, &m.to_string(), Some(&m));
+                    }
+                    None => broken = true,
+                }
+            }
+        }
+    }
+    if broken {
+        record.stream_end = StreamEnd::Eof;
+        record.final_response = false;
+        return After::Close;
+    }
+    match plan.end {
+        SseEnd::Finish | SseEnd::FinishAndClose => {
+            if w.finish().is_err() {
+                record.stream_end = StreamEnd::Eof;
+                return After::Close;
+            }
+            if record.stream_end != StreamEnd::Timeout {
+                record.stream_end = if record.final_response {
+                    StreamEnd::Complete
+                } else {
+                    StreamEnd::Eof
+                };
+            }
+            if close { After::Close } else { After::KeepOpen }
+        }
+        SseEnd::ResetMidEvent(data) => {
+            let _ = w.partial_event(&data);
+            // Give the peer a moment to read the partial bytes before the RST.
+            thread::sleep(Duration::from_millis(20));
+            record.stream_end = StreamEnd::Reset;
+            record.final_response = false;
+            After::Reset
+        }
+        SseEnd::Stall(limit) => {
+            http::wait_for_peer_close(w.stream(), limit, &shared.shutdown);
+            record.stream_end = StreamEnd::Stall;
+            record.final_response = false;
+            After::Close
+        }
+    }
+}
+
+/// Waits for the client's answer to a server request. None: the client went
+/// away or the server is stopping.
+fn await_answer(
+    shared: &Shared,
+    stream: &mut TcpStream,
+    rx: &mpsc::Receiver<Value>,
+    limit: Duration,
+) -> Option<Answer> {
+    let deadline = Instant::now() + limit;
+    loop {
+        match rx.recv_timeout(http::POLL) {
+            Ok(v) => return Some(Answer::Response(v)),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Some(Answer::Timeout),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if shared.shutdown.load(Ordering::SeqCst) || peer_closed(stream) {
+            return None;
+        }
+        if Instant::now() >= deadline {
+            return Some(Answer::Timeout);
+        }
+    }
+}
+
+/// Non-blocking check whether the peer has closed the connection.
+fn peer_closed(stream: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    if stream.set_nonblocking(true).is_err() {
+        return false;
+    }
+    let closed = match stream.peek(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !http::is_timeout(&e),
+    };
+    let _ = stream.set_nonblocking(false);
+    closed
+}
+
+fn forget_pending(shared: &Shared, session: &str, key: &str) {
+    if let Some(s) = shared
+        .sessions
+        .lock()
+        .expect("sessions lock")
+        .get_mut(session)
+    {
+        s.pending.remove(key);
+    }
+}

@@ -1,0 +1,280 @@
+//! The 2026-07-28 dialogue: stateless requests carrying their revision and client
+//! capabilities in `params._meta`, validated in a fixed order (required `_meta` fields,
+//! protocol version, the standard headers against the body, method), then `server/discover`,
+//! `tools/list` and `tools/call`.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use super::Shared;
+use super::dispatch::{Exchange, Kind, client_label};
+use super::http::Request;
+use super::reply::{
+    Reply, decorate_modern, deliver, error_msg, json_reply, result_msg, server_capabilities,
+    server_instructions,
+};
+use super::tools;
+use super::tools_call::{CallCtx, tools_call};
+use crate::vocab::Protocol;
+use crate::vocab::protocol::{code, header, meta};
+
+/// `supportedVersions`, newest first.
+fn supported_versions() -> Value {
+    json!([
+        Protocol::V2026_07_28.as_str(),
+        Protocol::V2025_11_25.as_str()
+    ])
+}
+
+/// Answers a message served as 2026-07-28.
+pub(crate) fn handle(
+    shared: &Arc<Shared>,
+    req: &Request,
+    msg: &Map<String, Value>,
+    kind: Kind,
+    ex: &mut Exchange,
+) -> Reply {
+    match kind {
+        Kind::Response => {
+            let m = error_msg(
+                None,
+                code::INVALID_REQUEST,
+                "Invalid Request: 2026-07-28 clients MUST NOT send JSON-RPC responses",
+                None,
+            );
+            return json_reply(400, m, Vec::new());
+        }
+        Kind::Notification => {
+            let m = error_msg(
+                None,
+                code::INVALID_REQUEST,
+                "Invalid Request: 2026-07-28 defines no client notifications over Streamable HTTP",
+                None,
+            );
+            return json_reply(400, m, Vec::new());
+        }
+        Kind::Request => {}
+    }
+    let id = &msg["id"];
+    let method = msg["method"].as_str().unwrap_or("");
+    let params = match msg.get("params") {
+        None => None,
+        Some(Value::Object(p)) => Some(p),
+        Some(_) => {
+            let m = error_msg(
+                Some(id),
+                code::INVALID_PARAMS,
+                "Invalid params: params must be an object",
+                None,
+            );
+            return json_reply(400, m, Vec::new());
+        }
+    };
+    let req_meta = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object);
+    let version = req_meta
+        .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    let caps = req_meta
+        .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
+        .and_then(Value::as_object);
+    let (Some(version), Some(caps)) = (version, caps) else {
+        let missing: Vec<&str> = [
+            (version.is_none(), meta::PROTOCOL_VERSION),
+            (caps.is_none(), meta::CLIENT_CAPABILITIES),
+        ]
+        .iter()
+        .filter(|(m, _)| *m)
+        .map(|(_, k)| *k)
+        .collect();
+        let m = error_msg(
+            Some(id),
+            code::INVALID_PARAMS,
+            &format!(
+                "Invalid params: params._meta is missing required field(s) {}",
+                missing.join(", ")
+            ),
+            None,
+        );
+        return json_reply(400, m, Vec::new());
+    };
+    ex.protocol_version = Some(version.to_string());
+    ex.client = client_label(req_meta.and_then(|m| m.get(meta::CLIENT_INFO)));
+
+    if version != Protocol::V2026_07_28.as_str() {
+        let m = error_msg(
+            Some(id),
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            Some(json!({"supported": supported_versions(), "requested": version})),
+        );
+        return json_reply(400, m, Vec::new());
+    }
+    if let Err(why) = check_headers(req, method, version, params) {
+        let m = error_msg(
+            Some(id),
+            code::HEADER_MISMATCH,
+            &format!("Header mismatch: {why}"),
+            None,
+        );
+        return json_reply(400, m, Vec::new());
+    }
+    match method {
+        "server/discover" => {
+            let result = Map::from_iter([
+                ("supportedVersions".to_string(), supported_versions()),
+                ("capabilities".into(), server_capabilities()),
+                ("instructions".into(), server_instructions(shared)),
+                ("ttlMs".into(), json!(60_000)),
+                ("cacheScope".into(), json!("public")),
+            ]);
+            deliver(
+                shared,
+                Protocol::V2026_07_28,
+                200,
+                result_msg(id, decorate_modern(result, "complete")),
+                Vec::new(),
+            )
+        }
+        "tools/list" => {
+            let result = Map::from_iter([
+                ("tools".to_string(), tools::definitions(&shared.tools)),
+                ("ttlMs".into(), json!(60_000)),
+                ("cacheScope".into(), json!("public")),
+            ]);
+            deliver(
+                shared,
+                Protocol::V2026_07_28,
+                200,
+                result_msg(id, decorate_modern(result, "complete")),
+                Vec::new(),
+            )
+        }
+        "tools/call" => {
+            let params = params.expect("_meta was present, so params is");
+            let ctx = CallCtx {
+                rev: Protocol::V2026_07_28,
+                id: id.clone(),
+                caps: Value::Object(caps.clone()),
+                session: None,
+            };
+            tools_call(shared, &ctx, params)
+        }
+        _ => {
+            let m = error_msg(
+                Some(id),
+                code::METHOD_NOT_FOUND,
+                &format!("Method not found: {method}"),
+                None,
+            );
+            json_reply(404, m, Vec::new())
+        }
+    }
+}
+
+/// Validates the standard request headers against the body (2026-07-28).
+fn check_headers(
+    req: &Request,
+    method: &str,
+    version: &str,
+    params: Option<&Map<String, Value>>,
+) -> Result<(), String> {
+    let get = |name: &str| -> Result<Option<String>, String> {
+        match req.header_bytes(name) {
+            None => Ok(None),
+            Some(raw) => {
+                if raw
+                    .iter()
+                    .any(|&b| !(b == b'\t' || (0x20..=0x7e).contains(&b)))
+                {
+                    // The message names the header in lower case.
+                    return Err(format!(
+                        "{} header value contains invalid characters",
+                        name.to_ascii_lowercase()
+                    ));
+                }
+                Ok(Some(String::from_utf8_lossy(raw).trim().to_string()))
+            }
+        }
+    };
+    match get(header::PROTOCOL_VERSION)? {
+        None => return Err(missing(header::PROTOCOL_VERSION)),
+        Some(v) if v != version => {
+            return Err(mismatch(header::PROTOCOL_VERSION, &v, version));
+        }
+        Some(_) => {}
+    }
+    match get(header::METHOD)? {
+        None => return Err(missing(header::METHOD)),
+        Some(v) if v != method => {
+            return Err(mismatch(header::METHOD, &v, method));
+        }
+        Some(_) => {}
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field {
+        let body = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+        match (get(header::NAME)?, body) {
+            (None, _) => return Err(missing(header::NAME)),
+            (Some(h), body) => {
+                let decoded = decode_sentinel(&h).ok_or_else(|| {
+                    format!(
+                        "{} header value '{h}' is not valid Base64 sentinel encoding",
+                        header::NAME
+                    )
+                })?;
+                if Some(decoded.as_str()) != body {
+                    return Err(mismatch(header::NAME, &decoded, body.unwrap_or("(absent)")));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn missing(name: &str) -> String {
+    format!("required header {name} is missing")
+}
+
+fn mismatch(name: &str, header_value: &str, body_value: &str) -> String {
+    format!("{name} header value '{header_value}' does not match body value '{body_value}'")
+}
+
+/// Decodes the `=?base64?…?=` sentinel form; plain values pass through.
+fn decode_sentinel(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        None => Some(value.to_string()),
+        Some(inner) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(inner)
+                .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(inner))
+                .ok()?;
+            String::from_utf8(bytes).ok()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentinel_decoding() {
+        assert_eq!(decode_sentinel("echo").as_deref(), Some("echo"));
+        assert_eq!(
+            decode_sentinel("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
+        assert_eq!(decode_sentinel("=?base64?!!!?="), None);
+    }
+}
