@@ -7,8 +7,8 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 use serde_json::{Map, Value};
 
-use super::{CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
-use crate::cli::{Format, ProtocolArg, parse_protocol};
+use super::{Format, ProtocolArg, parse_protocol};
+use crate::probe::{self, CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
 use crate::render::Style;
 use crate::vocab::{Protocol, exit};
 
@@ -263,7 +263,7 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    let report = match super::run(&config) {
+    let report = match probe::run(&config) {
         Ok(r) => r,
         Err(e @ ProbeError::Config(_)) => {
             eprintln!("mcp-verdict probe: {e}");
