@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use mcp_verdict::diag::{DiagRecord, RetryOrigin, Side};
 use mcp_verdict::engine::{Options, judge};
-use mcp_verdict::wire::exchange::ExchangeFile;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use mcp_verdict::serve::{self, ServeConfig, ServerHandle};
+use mcp_verdict::wire::exchange::ExchangeFile;
 use serde_json::{Value, json};
 
 const SECRET: &str = "s3cr3t-probe-token-1234567890";
