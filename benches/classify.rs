@@ -214,7 +214,7 @@ fn corpus() -> Vec<(Exchange, Vec<Protocol>)> {
         .map(|p| {
             let f = ExchangeFile::from_slice(&std::fs::read(p).unwrap()).unwrap();
             let ex = f.to_exchange().unwrap();
-            let revs = mcp_verdict::engine::revisions_of(&ex).unwrap();
+            let revs = mcp_verdict::judge::revisions_of(&ex).unwrap();
             (ex, revs)
         })
         .collect()

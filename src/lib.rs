@@ -43,17 +43,3 @@ pub use judge::{Engine, JudgeError, Judgement, Options, Verdict, judge};
 pub use rules::RuleTable;
 pub use vocab::{Actor, Layer, Level, Outcome, Protocol, Severity};
 pub use wire::exchange::{BodyEnd, Exchange, ExchangeError, ExchangeFile, Headers};
-
-/// Old module paths, kept while the modules that use them move (removed before release).
-#[doc(hidden)]
-pub mod engine {
-    pub use crate::judge::*;
-    pub use crate::views::*;
-    pub use crate::vocab::pointer::json_path;
-    pub use crate::wire::analysis::*;
-    pub use crate::wire::excerpt;
-}
-#[doc(hidden)]
-pub use advice as retry;
-#[doc(hidden)]
-pub use views::diag;

@@ -1,6 +1,6 @@
 //! The library side of `check`: coverage computation, baseline semantics, per-file checks.
 
-use mcp_verdict::engine::EvalStatus;
+use mcp_verdict::judge::EvalStatus;
 use mcp_verdict::run::check::{
     self as report, Baseline, BaselineEntry, CheckOptions, FailureKind, FileResult, InputErrorKind,
     RevisionResult, RuleEval, Status,

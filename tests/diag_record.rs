@@ -1,6 +1,6 @@
 //! `diag::record` turns a judged exchange into one diagnostic log line, with secrets redacted.
 
-use mcp_verdict::diag::{Side, StreamEnd, record};
+use mcp_verdict::views::diag::{Side, StreamEnd, record};
 use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 
 #[test]

@@ -1,7 +1,7 @@
 //! Schema errors inside unions (`ContentBlock = TextContent | ImageContent | ...`) are reported
 //! where the problem is, and routed to the rule that claims that location.
 
-use mcp_verdict::engine::Judgement;
+use mcp_verdict::judge::Judgement;
 use mcp_verdict::{Engine, Exchange, Headers, Options, Protocol, judge};
 use rstest::rstest;
 use serde_json::{Value, json};

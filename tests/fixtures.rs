@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, engine, judge};
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 use rstest::rstest;
 
 fn revisions(file: &ExchangeFile, ex: &mcp_verdict::Exchange) -> Vec<Protocol> {
-    engine::revisions_of(ex)
+    judge::revisions_of(ex)
         .unwrap_or_else(|e| panic!("{}: {e}", file.name.clone().unwrap_or_default()))
 }
 

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
+use mcp_verdict::advice::RetryPolicy;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
-use mcp_verdict::retry::RetryPolicy;
 use mcp_verdict::serve::{self, SCENARIOS, ServeConfig, ServerHandle};
 use mcp_verdict::vocab::Severity;
 use mcp_verdict::wire::exchange::BodyEnd;

@@ -6,10 +6,10 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use mcp_verdict::diag::{DiagRecord, RetryOrigin, Side};
-use mcp_verdict::engine::{Options, judge};
+use mcp_verdict::judge::{Options, judge};
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use mcp_verdict::serve::{self, ServeConfig, ServerHandle};
+use mcp_verdict::views::diag::{DiagRecord, RetryOrigin, Side};
 use mcp_verdict::wire::exchange::ExchangeFile;
 use serde_json::{Value, json};
 

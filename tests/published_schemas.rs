@@ -40,7 +40,7 @@ fn exchange_schema_is_current() {
 fn classify_output_schema_is_current() {
     check(
         "classify-output.schema.json",
-        mcp_verdict::engine::classify_output_json_schema(),
+        mcp_verdict::views::classify_output_json_schema(),
     );
 }
 
@@ -72,7 +72,7 @@ fn fixtures_validate_against_the_exchange_schema() {
 /// `classify --format json` output validates against its published schema.
 #[test]
 fn classify_output_validates_against_its_schema() {
-    let schema = mcp_verdict::engine::classify_output_json_schema();
+    let schema = mcp_verdict::views::classify_output_json_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/both/stream");
     for e in std::fs::read_dir(dir).unwrap() {

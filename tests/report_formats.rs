@@ -121,7 +121,7 @@ fn conformance_counts_and_never_calls_unexercised_rules_passed() {
         .filter(|(_, r)| {
             r.evaluations.iter().any(|e| {
                 e.rule == "tools.result.complete"
-                    && e.status == mcp_verdict::engine::EvalStatus::Triggered
+                    && e.status == mcp_verdict::judge::EvalStatus::Triggered
             })
         })
         .count();

@@ -1,7 +1,7 @@
 //! Retry advice is decided by the failed layer, whether a final result exists, and replay
 //! safety (tool annotations or an idempotency key), never by the status alone.
 
-use mcp_verdict::retry::{ReplayBasis, RetryAction, RetryPolicy};
+use mcp_verdict::advice::{ReplayBasis, RetryAction, RetryPolicy};
 use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 use rstest::rstest;
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ fn exchange(
     serde_json::from_value(f).unwrap()
 }
 
-fn advice(f: &ExchangeFile, p: Protocol) -> mcp_verdict::retry::RetryAdvice {
+fn advice(f: &ExchangeFile, p: Protocol) -> mcp_verdict::advice::RetryAdvice {
     let ex = f.to_exchange().unwrap();
     let ps = [p];
     let j = judge(

@@ -5,8 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use mcp_verdict::engine::EvalStatus;
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, engine, judge};
+use mcp_verdict::judge::EvalStatus;
+use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
 
 fn fixtures() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -48,7 +48,7 @@ fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
     for path in fixtures() {
         let file = ExchangeFile::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         let ex = file.to_exchange().unwrap();
-        let revs = engine::revisions_of(&ex).unwrap();
+        let revs = judge::revisions_of(&ex).unwrap();
         let j = judge(
             &ex,
             &Options {

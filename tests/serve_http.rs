@@ -6,8 +6,8 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::diag::{Side, StreamEnd};
 use mcp_verdict::serve::{self, ServeConfig};
+use mcp_verdict::views::diag::{Side, StreamEnd};
 use serde_json::json;
 use serve_common::*;
 

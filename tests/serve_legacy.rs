@@ -6,7 +6,7 @@ mod serve_common;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::diag::StreamEnd;
+use mcp_verdict::views::diag::StreamEnd;
 use serde_json::{Value, json};
 use serve_common::*;
 

@@ -5,8 +5,8 @@ mod serve_common;
 use std::time::{Duration, Instant};
 
 use mcp_verdict::Protocol;
-use mcp_verdict::diag::StreamEnd;
 use mcp_verdict::serve::{SCENARIOS, ServerHandle};
+use mcp_verdict::views::diag::StreamEnd;
 use serde_json::{Value, json};
 use serve_common::*;
 
@@ -78,7 +78,7 @@ fn assert_echo_result(msg: &Value, rev: Protocol) {
     }
 }
 
-fn last_call_record(h: &ServerHandle) -> mcp_verdict::diag::DiagRecord {
+fn last_call_record(h: &ServerHandle) -> mcp_verdict::views::diag::DiagRecord {
     settled_records(h)
         .into_iter()
         .rev()

@@ -3,6 +3,7 @@
 
 mod check;
 mod classify;
+mod probe;
 mod rules_cmd;
 
 use std::process::ExitCode;
@@ -34,7 +35,7 @@ enum Command {
     /// markdown, junit, sarif, html).
     Check(check::CheckArgs),
     /// Probe a live MCP server under each revision and judge every tools/call exchange.
-    Probe(crate::probe::cli::ProbeArgs),
+    Probe(probe::ProbeArgs),
 }
 
 pub(crate) use crate::vocab::exit;
@@ -104,6 +105,6 @@ pub fn main() -> ExitCode {
         Command::Rules(a) => rules_cmd::run(a),
         Command::Serve(a) => crate::serve::cli::run(a),
         Command::Check(a) => check::run(a),
-        Command::Probe(a) => crate::probe::cli::run(a),
+        Command::Probe(a) => probe::run(a),
     }
 }

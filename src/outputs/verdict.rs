@@ -62,7 +62,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
     if !v.findings.is_empty() {
         let _ = writeln!(out, "    findings");
         for f in &v.findings {
-            let path = crate::engine::json_path(&f.pointer);
+            let path = crate::vocab::pointer::json_path(&f.pointer);
             let at = match f.event {
                 Some(e) => format!("{label}::event[{e}]{path}"),
                 None => format!("{label}::{path}"),

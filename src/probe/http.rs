@@ -1,4 +1,4 @@
-//! The probe's HTTP side: one request at a time over `ureq`, with the response body read
+//! The probe's HTTP transport: one request at a time over `ureq`, with the response body read
 //! incrementally on a worker thread so that idle and total deadlines are enforced per read,
 //! SSE events are seen as they arrive, and reading stops soon after the final response.
 
@@ -10,15 +10,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::engine::ids_equal;
+use super::CLIENT_NAME;
+use crate::wire::analysis::Media;
+use crate::wire::analysis::ids_equal;
 use crate::wire::exchange::{BodyEnd, Headers};
 
 /// Largest response body the probe keeps; reading stops there.
-pub const MAX_BODY: usize = 32 * 1024 * 1024;
+const MAX_BODY: usize = 32 * 1024 * 1024;
 
 /// How long the probe keeps reading an SSE stream after its final response arrived, to see
 /// whether the server ends the stream (and whether anything follows the response).
-pub const LINGER: Duration = Duration::from_millis(250);
+const LINGER: Duration = Duration::from_millis(250);
 
 /// Deadlines for one HTTP request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,7 @@ impl Default for Timeouts {
 
 /// Why a request produced no HTTP response at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SendError {
+pub(super) enum SendError {
     /// The server could not be reached (DNS, refused, connect timeout, TLS).
     Unreachable(String),
     /// Connected, but no response head arrived (timeout, reset, garbage).
@@ -65,7 +67,7 @@ impl std::fmt::Display for SendError {
 
 /// A response as received: status, headers, body bytes and how the body ended.
 #[derive(Debug, Clone)]
-pub struct Received {
+pub(super) struct Received {
     /// HTTP status.
     pub status: u16,
     /// Response header fields, in order (names as the HTTP library reports them, lowercase).
@@ -81,7 +83,7 @@ pub struct Received {
 }
 
 /// One HTTP request to send.
-pub struct Outgoing<'a> {
+pub(super) struct Outgoing<'a> {
     /// `POST`, `GET` or `DELETE`.
     pub method: &'a str,
     /// Header fields (the caller's, in order).
@@ -93,7 +95,7 @@ pub struct Outgoing<'a> {
 }
 
 /// The HTTP client for one probe run.
-pub struct Transport {
+pub(super) struct Transport {
     agent: ureq::Agent,
     url: String,
     timeouts: Timeouts,
@@ -108,7 +110,7 @@ enum Piece {
 impl Transport {
     /// A client for `url`. Proxy settings come from the environment, except for loopback
     /// targets, which are always reached directly.
-    pub fn new(url: &str, timeouts: Timeouts) -> Result<Transport, String> {
+    pub(super) fn new(url: &str, timeouts: Timeouts) -> Result<Transport, String> {
         let uri: ureq::http::Uri = url
             .parse()
             .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
@@ -133,7 +135,7 @@ impl Transport {
         let mut builder = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .user_agent(format!("mcp-verdict-probe/{}", env!("CARGO_PKG_VERSION")))
+            .user_agent(format!("{CLIENT_NAME}/{}", env!("CARGO_PKG_VERSION")))
             .timeout_connect(Some(timeouts.connect))
             .timeout_per_read(Some(timeouts.idle))
             .timeout_per_call(Some(timeouts.total));
@@ -149,7 +151,7 @@ impl Transport {
 
     /// Sends one request and reads the response. `on_message` sees every JSON-RPC message
     /// of an SSE stream other than the final response, as it arrives.
-    pub fn send(
+    pub(super) fn send(
         &self,
         out: &Outgoing<'_>,
         on_message: &mut dyn FnMut(&Value),
@@ -182,10 +184,7 @@ impl Transport {
             headers.push(n.as_str(), String::from_utf8_lossy(v.as_bytes()));
         }
         let status = parts.status.as_u16();
-        let sse = headers
-            .get("content-type")
-            .and_then(|ct| ct.split(';').next())
-            .is_some_and(|ct| ct.trim().eq_ignore_ascii_case("text/event-stream"));
+        let sse = Media::parse(headers.get("content-type")) == Media::EventStream;
 
         let (tx, rx) = mpsc::channel::<Piece>();
         let mut reader = body.into_reader();

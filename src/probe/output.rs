@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
-use crate::diag::{DiagRecord, Side, sanitize, sanitize_value};
-use crate::engine::JudgementOut;
 use crate::outputs::{self, Style};
+use crate::views::JudgementOut;
+use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::vocab::Protocol;
 use crate::wire::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 
@@ -271,7 +271,7 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
 }
 
 fn diag_record(x: &CallExchange) -> DiagRecord {
-    let mut r = crate::diag::record(&x.exchange, x.verdict(), Side::Probe);
+    let mut r = crate::views::diag::record(&x.exchange, x.verdict(), Side::Probe);
     r.client = Some(sanitize(&format!(
         "{}@{}",
         super::CLIENT_NAME,

@@ -152,7 +152,7 @@ impl DiagRecord {
 /// the verdict's outcome and retry advice (default policy). Error messages are sanitised.
 pub fn record(
     ex: &crate::wire::exchange::Exchange,
-    verdict: &crate::engine::Verdict<'_>,
+    verdict: &crate::judge::Verdict<'_>,
     side: Side,
 ) -> DiagRecord {
     use crate::wire::exchange::BodyEnd;

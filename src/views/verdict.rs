@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::advice::RetryAdvice;
 use crate::judge::{Difference, Facts, Judgement, Verdict};
-use crate::retry::RetryAdvice;
 use crate::rules::Active;
 use crate::vocab::pointer::json_path;
 use crate::vocab::{Layer, Level, Outcome, Protocol, Severity};
@@ -160,7 +160,7 @@ impl VerdictOut {
                 .collect(),
             facts: v.facts.clone(),
             notes: v.notes.clone(),
-            retry: crate::retry::advise(v, &crate::retry::RetryPolicy::default()),
+            retry: crate::advice::advise(v, &crate::advice::RetryPolicy::default()),
         }
     }
 }

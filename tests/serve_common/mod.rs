@@ -462,6 +462,6 @@ pub fn schema_check(rev: &str, def: &str, instance: &Value) -> bool {
 }
 
 /// Records once every POST so far has one (plus any non-POST exchanges).
-pub fn settled_records(h: &ServerHandle) -> Vec<mcp_verdict::diag::DiagRecord> {
+pub fn settled_records(h: &ServerHandle) -> Vec<mcp_verdict::views::diag::DiagRecord> {
     h.wait_for_records(h.post_count() as usize, Duration::from_secs(5))
 }

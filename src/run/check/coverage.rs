@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::FileResult;
-use crate::engine::EvalStatus;
+use crate::judge::EvalStatus;
 use crate::vocab::Protocol;
 
 /// Coverage of every rule active in a judged revision.

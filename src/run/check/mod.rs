@@ -51,7 +51,8 @@ pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
 pub use files::{CheckOptions, FailOn, check_bytes, check_files, run_check};
 
-use crate::engine::{EvalStatus, FindingOut};
+use crate::judge::EvalStatus;
+use crate::views::FindingOut;
 use crate::vocab::Protocol;
 use crate::vocab::{Layer, Level, Outcome, Severity};
 use crate::wire::exchange::Expectation;

@@ -7,9 +7,9 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 use serde_json::{Map, Value};
 
-use super::{CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
-use crate::cli::{Format, ProtocolArg, parse_protocol};
+use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
+use crate::probe::{self, CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
 use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
@@ -263,7 +263,7 @@ pub fn run(args: ProbeArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    let report = match super::run(&config) {
+    let report = match probe::run(&config) {
         Ok(r) => r,
         Err(e @ ProbeError::Config(_)) => {
             eprintln!("mcp-verdict probe: {e}");

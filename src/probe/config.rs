@@ -1,0 +1,55 @@
+//! What to probe and how: the configuration a run starts from.
+
+use serde_json::{Map, Value};
+
+use super::Timeouts;
+use crate::vocab::Protocol;
+
+/// A tool the probe is asked to call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallSpec {
+    /// Tool name.
+    pub name: String,
+    /// Arguments (`None`: send `{}`).
+    pub arguments: Option<Value>,
+}
+
+/// What to probe and how.
+#[derive(Debug, Clone)]
+pub struct ProbeConfig {
+    /// The MCP endpoint URL.
+    pub url: String,
+    /// Revisions to probe under, in order.
+    pub protocols: Vec<Protocol>,
+    /// Tools to call, in order.
+    pub calls: Vec<CallSpec>,
+    /// Also make the calls that need no fixture tools (unknown tool, invalid arguments).
+    pub auto_calls: bool,
+    /// Let the invalid-arguments calls target tools not marked `readOnlyHint: true`.
+    pub allow_side_effects: bool,
+    /// Answers to server input requests: input-request key or method → response object.
+    pub answers: Map<String, Value>,
+    /// Most `tools/call` requests sent for one call (the first and its follow-ups).
+    pub max_rounds: u32,
+    /// Extra header fields sent on every request (values redacted in records if secret).
+    pub headers: Vec<(String, String)>,
+    /// Deadlines.
+    pub timeouts: Timeouts,
+}
+
+impl ProbeConfig {
+    /// Defaults: both revisions, auto calls on, no answers, 3 rounds, default timeouts.
+    pub fn new(url: impl Into<String>) -> ProbeConfig {
+        ProbeConfig {
+            url: url.into(),
+            protocols: Protocol::all().collect(),
+            calls: Vec::new(),
+            auto_calls: true,
+            allow_side_effects: false,
+            answers: Map::new(),
+            max_rounds: 3,
+            headers: Vec::new(),
+            timeouts: Timeouts::default(),
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! What a probe found: the HTTP steps, judged exchanges and status of each revision's run,
+//! and the exit status they add up to.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::PlannedCall;
+use crate::judge::{Judgement, Verdict};
+use crate::vocab::{Protocol, Severity, exit};
+use crate::wire::exchange::{BodyEnd, Exchange};
+
+/// One HTTP request of a run and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpStep {
+    /// Ordinal among the run's POSTs (1-based); `None` for GET and DELETE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post: Option<u32>,
+    /// HTTP method.
+    pub http_method: String,
+    /// JSON-RPC method (or `response` for an answer to a server request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rpc_method: Option<String>,
+    /// Tool name, for `tools/call`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// HTTP status, when a response arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// How the body ended (`complete`, `reset`, `timeout`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<BodyEnd>,
+    /// What went wrong, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl HttpStep {
+    /// One line for people: `#3 POST tools/call echo → 200`.
+    pub fn describe(&self) -> String {
+        let mut s = match self.post {
+            Some(n) => format!("#{n} POST"),
+            None => self.http_method.clone(),
+        };
+        if let Some(m) = &self.rpc_method {
+            s.push(' ');
+            s.push_str(m);
+        }
+        if let Some(t) = &self.tool {
+            s.push(' ');
+            s.push_str(t);
+        }
+        match self.status {
+            Some(st) => s.push_str(&format!(" → {st}")),
+            None => s.push_str(" → no response"),
+        }
+        if let Some(e) = self.end
+            && e != BodyEnd::Complete
+        {
+            s.push_str(&format!(" (body end: {})", e.as_str()));
+        }
+        s
+    }
+}
+
+/// One judged `tools/call` exchange.
+#[derive(Debug, Clone)]
+pub struct CallExchange {
+    /// Label of the call (`echo`, `unknown-tool`, `add:invalid-args`).
+    pub label: String,
+    /// The call.
+    pub call: PlannedCall,
+    /// Round of the call (1 = first request; 2.. = input-required follow-ups).
+    pub round: u32,
+    /// The exchange as received (secret header values redacted).
+    pub exchange: Exchange,
+    /// The engine's judgement under the run's revision.
+    pub judgement: Judgement<'static>,
+    /// How many of the run's HTTP steps had happened when this exchange ended.
+    pub steps_so_far: usize,
+    /// POSTs sent for this call so far (rounds and answers to server requests).
+    pub call_posts: u32,
+    /// Their statuses, in order.
+    pub call_statuses: Vec<u16>,
+    /// Why the body ended the way it did, when it did not simply complete.
+    pub end_note: Option<String>,
+    /// Server requests seen on the stream and how the probe answered them.
+    pub server_requests: Vec<String>,
+    /// Why no follow-up round was sent after an `input_required` result.
+    pub follow_up: Option<String>,
+}
+
+impl CallExchange {
+    /// The verdict under the run's revision.
+    pub fn verdict(&self) -> &Verdict<'static> {
+        &self.judgement.verdicts[0]
+    }
+
+    /// Whether the verdict carries an error-severity finding.
+    pub fn has_error_finding(&self) -> bool {
+        self.verdict().worst() == Some(Severity::Error)
+    }
+}
+
+/// How a run under one revision went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "status", content = "reason")]
+pub enum RunStatus {
+    /// Set up and probed.
+    Probed,
+    /// The server does not speak this revision (its own answer says so).
+    Unsupported(String),
+    /// Setting up failed (the reason says which request and why).
+    Failed(String),
+}
+
+/// The probe's work under one revision.
+#[derive(Debug, Clone)]
+pub struct RevisionRun {
+    /// The revision.
+    pub protocol: Protocol,
+    /// How it went.
+    pub status: RunStatus,
+    /// What the server said about itself (`server/discover` result or `initialize` result).
+    pub server: Option<Value>,
+    /// Tools listed.
+    pub tools: Vec<Value>,
+    /// Every HTTP request, in order.
+    pub steps: Vec<HttpStep>,
+    /// Judged `tools/call` exchanges, in order.
+    pub exchanges: Vec<CallExchange>,
+    /// Calls that produced no HTTP response to judge: (label, why).
+    pub failures: Vec<(String, String)>,
+    /// Set when not a single request reached the server.
+    pub unreachable: Option<String>,
+}
+
+impl RevisionRun {
+    /// POSTs sent in this run.
+    pub fn post_count(&self) -> u32 {
+        self.steps.iter().filter(|s| s.post.is_some()).count() as u32
+    }
+}
+
+/// Everything a probe found.
+#[derive(Debug, Clone)]
+pub struct ProbeReport {
+    /// The endpoint (secrets redacted).
+    pub url: String,
+    /// One run per revision probed.
+    pub runs: Vec<RevisionRun>,
+}
+
+impl ProbeReport {
+    /// Every judged exchange, run by run.
+    pub fn exchanges(&self) -> impl Iterator<Item = &CallExchange> {
+        self.runs.iter().flat_map(|r| r.exchanges.iter())
+    }
+
+    /// The run under a revision.
+    pub fn run(&self, p: Protocol) -> Option<&RevisionRun> {
+        self.runs.iter().find(|r| r.protocol == p)
+    }
+
+    /// 0 when every judged verdict is free of error-severity findings, no call went
+    /// unanswered, no run failed to set up and at least one run was probed; 1 otherwise.
+    /// (Not testable is never a pass; a revision the server declines is not a failure.)
+    pub fn exit_code(&self) -> u8 {
+        let probed = self
+            .runs
+            .iter()
+            .any(|r| matches!(r.status, RunStatus::Probed));
+        let bad = self.runs.iter().any(|r| {
+            matches!(r.status, RunStatus::Failed(_))
+                || !r.failures.is_empty()
+                || r.exchanges.iter().any(CallExchange::has_error_finding)
+        });
+        if probed && !bad {
+            exit::OK
+        } else {
+            exit::FINDINGS
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! Per-revision setup and what every request carries: `server/discover` (2026-07-28) or
+//! `initialize` and `notifications/initialized` with the session id (2025-11-25), the tool
+//! list, the header fields and `_meta` each request sends, and the session's end.
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use super::CLIENT_NAME;
+use super::http::{Outgoing, Received};
+use super::report::{HttpStep, RunStatus};
+use super::runner::Runner;
+use crate::views::diag::{sanitize, sanitize_value};
+use crate::vocab::Protocol;
+use crate::vocab::http::{EVENT_STREAM, JSON};
+use crate::vocab::protocol::code::{
+    HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::vocab::protocol::header;
+use crate::vocab::protocol::meta;
+
+/// Most `tools/list` pages followed.
+const MAX_PAGES: usize = 100;
+/// JSON-RPC error codes a 2026-07-28 server uses for requests it rejects; their presence
+/// shows the server speaks the modern era.
+const MODERN_ERROR_CODES: [i64; 5] = [
+    HEADER_MISMATCH,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    METHOD_NOT_FOUND,
+    INVALID_PARAMS,
+];
+
+/// Why a run stopped early.
+enum Stop {
+    Unsupported(String),
+    Failed(String),
+}
+
+type SetupResult<T> = Result<T, Stop>;
+
+impl Runner<'_> {
+    fn client_info() -> Value {
+        json!({"name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION")})
+    }
+
+    pub(super) fn meta(&self) -> Value {
+        json!({
+            meta::PROTOCOL_VERSION: Protocol::V2026_07_28.as_str(),
+            meta::CLIENT_CAPABILITIES: self.caps,
+            meta::CLIENT_INFO: Self::client_info(),
+        })
+    }
+
+    /// Header fields for a POST carrying `method` (and, for tools/call, `name`).
+    pub(super) fn headers(&self, method: &str, name: Option<&str>) -> Vec<(String, String)> {
+        let mut h: Vec<(String, String)> = vec![
+            ("Content-Type".into(), JSON.into()),
+            ("Accept".into(), format!("{JSON}, {EVENT_STREAM}")),
+        ];
+        match self.p {
+            Protocol::V2026_07_28 => {
+                h.push((header::PROTOCOL_VERSION.into(), self.p.as_str().into()));
+                h.push((header::METHOD.into(), method.into()));
+                if let Some(n) = name {
+                    h.push((header::NAME.into(), header_value(n)));
+                }
+            }
+            Protocol::V2025_11_25 => {
+                if method != "initialize" {
+                    if let Some(s) = &self.session {
+                        h.push((header::SESSION_ID.into(), s.clone()));
+                    }
+                    h.push((header::PROTOCOL_VERSION.into(), self.p.as_str().into()));
+                }
+            }
+        }
+        h.extend(self.cfg.headers.iter().cloned());
+        h
+    }
+
+    /// A setup request: returns the `result` of the response, or why the run stops.
+    fn setup(&mut self, method: &str, params: Value) -> SetupResult<(Value, Received)> {
+        let id = self.id();
+        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if !params.is_null() {
+            body["params"] = params;
+        }
+        let headers = self.headers(method, None);
+        let r = self
+            .send(&body, &headers, None, &mut Vec::new())
+            .map_err(|e| Stop::Failed(format!("{method}: {e}")))?;
+        match r.final_message.as_ref() {
+            Some(m) if (200..300).contains(&r.status) => {
+                if let Some(result) = m.get("result") {
+                    return Ok((result.clone(), r));
+                }
+                Err(Stop::Failed(format!(
+                    "{method}: JSON-RPC error {}",
+                    error_text(m.get("error"))
+                )))
+            }
+            _ => Err(Stop::Failed(format!("{method}: {}", describe_failure(&r)))),
+        }
+    }
+
+    fn stop(&mut self, s: Stop) {
+        self.run.status = match s {
+            Stop::Unsupported(m) => RunStatus::Unsupported(m),
+            Stop::Failed(m) => RunStatus::Failed(m),
+        };
+    }
+
+    // -----------------------------------------------------------------------------------
+    // 2026-07-28
+
+    pub(super) fn modern(&mut self) {
+        if let Err(s) = self.modern_setup() {
+            self.stop(s);
+            return;
+        }
+        self.calls();
+    }
+
+    fn modern_setup(&mut self) -> SetupResult<()> {
+        let id = self.id();
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+                          "params": {"_meta": self.meta()}});
+        let headers = self.headers("server/discover", None);
+        let r = self
+            .send(&body, &headers, None, &mut Vec::new())
+            .map_err(|e| Stop::Failed(format!("server/discover: {e}")))?;
+        let msg = r.final_message.clone().or_else(|| {
+            // Error responses to a rejected request may come with a 4xx status.
+            serde_json::from_slice::<Value>(&r.body).ok()
+        });
+        let error_code = msg
+            .as_ref()
+            .and_then(|m| m.get("error"))
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64);
+        match (r.status, msg.as_ref().and_then(|m| m.get("result"))) {
+            (200..=299, Some(result)) => {
+                let versions: Vec<&str> = result
+                    .get("supportedVersions")
+                    .and_then(Value::as_array)
+                    .map(|v| v.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let mut server = sanitize_value(result);
+                if let Some(info) = result.get("_meta").and_then(|m| m.get(meta::SERVER_INFO)) {
+                    server["serverInfo"] = sanitize_value(info);
+                }
+                self.run.server = Some(server);
+                if !versions.contains(&self.p.as_str()) {
+                    return Err(Stop::Unsupported(format!(
+                        "server/discover lists supportedVersions {versions:?}, without {}",
+                        self.p
+                    )));
+                }
+            }
+            (_, _) if error_code == Some(UNSUPPORTED_PROTOCOL_VERSION) => {
+                let supported = msg
+                    .as_ref()
+                    .and_then(|m| m.pointer("/error/data/supported"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                return Err(Stop::Unsupported(format!(
+                    "server/discover was rejected as UnsupportedProtocolVersion (HTTP {}); the server supports {supported}",
+                    r.status
+                )));
+            }
+            (_, _) if error_code == Some(METHOD_NOT_FOUND) => {
+                // A modern server without server/discover (it MUST implement it; the
+                // probe carries on with tools/list).
+                self.run.server = Some(json!({
+                    "note": format!("server/discover answered {METHOD_NOT_FOUND} Method not found")
+                }));
+            }
+            (400 | 404 | 405, _)
+                if !error_code.is_some_and(|c| MODERN_ERROR_CODES.contains(&c)) =>
+            {
+                return Err(Stop::Unsupported(format!(
+                    "server/discover got HTTP {} without a modern JSON-RPC error: the endpoint does not speak {} (a legacy or non-MCP endpoint)",
+                    r.status, self.p
+                )));
+            }
+            _ => {
+                return Err(Stop::Failed(format!(
+                    "server/discover: {}",
+                    describe_failure(&r)
+                )));
+            }
+        }
+        self.list_tools()
+    }
+
+    fn list_tools(&mut self) -> SetupResult<()> {
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_PAGES {
+            let mut params = Map::new();
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), c.clone());
+            }
+            if self.p == Protocol::V2026_07_28 {
+                params.insert("_meta".into(), self.meta());
+            }
+            let params = if params.is_empty() {
+                Value::Null
+            } else {
+                Value::Object(params)
+            };
+            let (result, _) = self.setup("tools/list", params)?;
+            if let Some(tools) = result.get("tools").and_then(Value::as_array) {
+                self.run.tools.extend(tools.iter().cloned());
+            }
+            match result.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => return Ok(()),
+            }
+        }
+        Err(Stop::Failed(format!(
+            "tools/list: still returning nextCursor after {MAX_PAGES} pages"
+        )))
+    }
+
+    // -----------------------------------------------------------------------------------
+    // 2025-11-25
+
+    pub(super) fn legacy(&mut self) {
+        let outcome = self.legacy_setup();
+        if let Err(s) = outcome {
+            self.stop(s);
+        } else {
+            self.calls();
+        }
+        if self.session.is_some() && self.run.unreachable.is_none() {
+            self.delete_session();
+        }
+    }
+
+    fn legacy_setup(&mut self) -> SetupResult<()> {
+        let params = json!({
+            "protocolVersion": self.p.as_str(),
+            "capabilities": self.caps,
+            "clientInfo": Self::client_info(),
+        });
+        let (result, r) = self.setup("initialize", params)?;
+        self.session = r
+            .headers
+            .get(header::SESSION_ID)
+            .map(|s| s.trim().to_string());
+        self.run.server = Some(sanitize_value(&result));
+        let negotiated = result.get("protocolVersion").and_then(Value::as_str);
+        if negotiated != Some(self.p.as_str()) {
+            return Err(Stop::Unsupported(format!(
+                "initialize negotiated protocol version {}, not {}",
+                negotiated.map_or_else(|| "(none)".to_string(), |v| format!("`{v}`")),
+                self.p
+            )));
+        }
+        let body = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let headers = self.headers("notifications/initialized", None);
+        let r = self
+            .send(&body, &headers, None, &mut Vec::new())
+            .map_err(|e| Stop::Failed(format!("notifications/initialized: {e}")))?;
+        if !(200..300).contains(&r.status) {
+            return Err(Stop::Failed(format!(
+                "notifications/initialized: {}",
+                describe_failure(&r)
+            )));
+        }
+        self.list_tools()
+    }
+
+    fn delete_session(&mut self) {
+        let mut headers = vec![
+            (
+                header::SESSION_ID.to_string(),
+                self.session.clone().unwrap_or_default(),
+            ),
+            (
+                header::PROTOCOL_VERSION.to_string(),
+                self.p.as_str().to_string(),
+            ),
+        ];
+        headers.extend(self.cfg.headers.iter().cloned());
+        let out = Outgoing {
+            method: "DELETE",
+            headers: &headers,
+            body: None,
+            rpc_id: None,
+        };
+        let res = self.t.send(&out, &mut |_| {});
+        let note = match &res {
+            Ok(r) if (200..300).contains(&r.status) || r.status == 405 => None,
+            Ok(r) => Some(format!(
+                "session termination answered HTTP {} (expected 2xx, or 405 if the server does not allow it)",
+                r.status
+            )),
+            Err(e) => Some(e.to_string()),
+        };
+        self.push_step(HttpStep {
+            post: None,
+            http_method: "DELETE".into(),
+            rpc_method: None,
+            tool: None,
+            status: res.as_ref().ok().map(|r| r.status),
+            end: res.as_ref().ok().map(|r| r.end),
+            note,
+        });
+    }
+}
+
+/// `error.code` and `error.message` of a JSON-RPC error, for messages.
+fn error_text(err: Option<&Value>) -> String {
+    let Some(e) = err else {
+        return "(no error object)".into();
+    };
+    let code = e
+        .get("code")
+        .map_or_else(|| "?".to_string(), Value::to_string);
+    let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+    sanitize(&format!("{code}: {msg}"))
+}
+
+/// Why a setup response is unusable: status, media type, a body excerpt.
+fn describe_failure(r: &Received) -> String {
+    let ct = r.headers.get("content-type").unwrap_or("(none)");
+    let mut s = format!("HTTP {} ({ct}", r.status);
+    if let Some(ra) = r.headers.get("retry-after") {
+        s.push_str(&format!(", Retry-After: {ra}"));
+    }
+    s.push(')');
+    if let Some(m) = serde_json::from_slice::<Value>(&r.body)
+        .ok()
+        .filter(|m| m.get("error").is_some())
+    {
+        s.push_str(&format!(", JSON-RPC error {}", error_text(m.get("error"))));
+    } else if r.final_message.is_none() {
+        s.push_str(", no JSON-RPC response");
+        if !r.body.is_empty() {
+            s.push_str(&format!(
+                ": {}",
+                sanitize(&crate::wire::excerpt(&r.body, 120))
+            ));
+        }
+    }
+    if let Some(n) = &r.end_note {
+        s.push_str(&format!("; {n}"));
+    }
+    s
+}
+
+/// Whether a value can travel as a plain HTTP header value under 2026-07-28's rules:
+/// visible ASCII and spaces/tabs only, no leading or trailing whitespace, and not itself
+/// shaped like the Base64 sentinel.
+fn header_safe(value: &str) -> bool {
+    let visible = value
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    !value.is_empty() && visible && !padded && !sentinel
+}
+
+/// A header value: the text itself when header-safe, else `=?base64?…?=`.
+fn header_value(value: &str) -> String {
+    if header_safe(value) {
+        value.to_string()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// `Mcp-Param-{Name}` headers for the properties of `input_schema` annotated with
+/// `x-mcp-header`, read from `arguments` at the property's exact path; absent and `null`
+/// values get no header.
+pub(super) fn param_headers(
+    input_schema: Option<&Value>,
+    arguments: Option<&Value>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let (Some(schema), Some(args)) = (input_schema, arguments) {
+        collect_param_headers(schema, args, &mut out);
+    }
+    out
+}
+
+fn collect_param_headers(schema: &Value, value: &Value, out: &mut Vec<(String, String)>) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, prop) in props {
+        let Some(v) = value.get(key) else { continue };
+        if let Some(name) = prop.get("x-mcp-header").and_then(Value::as_str) {
+            let text = match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            };
+            if let Some(text) = text {
+                out.push((
+                    format!("{}{name}", header::PARAM_PREFIX),
+                    header_value(&text),
+                ));
+            }
+        }
+        if v.is_object() {
+            collect_param_headers(prop, v, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentinel_encoding_follows_the_spec_examples() {
+        assert_eq!(header_value("us-west1"), "us-west1");
+        assert_eq!(
+            header_value("Hello, 世界"),
+            "=?base64?SGVsbG8sIOS4lueVjA==?="
+        );
+        assert_eq!(header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
+        assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+        assert_eq!(
+            header_value("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
+        assert_eq!(header_value("get weather"), "get weather");
+    }
+
+    #[test]
+    fn param_headers_follow_annotated_paths() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
+            "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+            "q": {"type": "string"}
+        }});
+        let args = json!({"region": "eu", "opts": {"n": 42}, "flag": null, "q": "x"});
+        let mut h = param_headers(Some(&schema), Some(&args));
+        h.sort();
+        assert_eq!(
+            h,
+            vec![
+                ("Mcp-Param-N".to_string(), "42".to_string()),
+                ("Mcp-Param-Region".to_string(), "eu".to_string())
+            ]
+        );
+    }
+}
