@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
-use mcp_verdict::{ExchangeFile, Options, Protocol, RuleTable, engine, judge};
+use mcp_verdict::{ExchangeFile, Protocol, RuleTable, engine};
 use rstest::rstest;
+
+use crate::support::judge::judge_under;
 
 fn revisions(file: &ExchangeFile, ex: &mcp_verdict::Exchange) -> Vec<Protocol> {
     engine::revisions_of(ex)
@@ -27,14 +29,7 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
     );
     let table = RuleTable::builtin();
     let revs = revisions(&file, &ex);
-    let judgement = judge(
-        &ex,
-        &Options {
-            protocols: Some(&revs),
-            table,
-        },
-    )
-    .unwrap();
+    let judgement = judge_under(&ex, &revs);
     let mut problems = Vec::new();
     for v in &judgement.verdicts {
         let Some(e) = file.expectation(v.protocol) else {

@@ -8,11 +8,11 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::wire::exchange::BodyEnd;
-use mcp_verdict::vocab::Severity;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use mcp_verdict::retry::RetryPolicy;
 use mcp_verdict::serve::{self, Revision, SCENARIOS, ServeConfig, ServerHandle};
+use mcp_verdict::vocab::Severity;
+use mcp_verdict::wire::exchange::BodyEnd;
 use rstest::rstest;
 use serde_json::json;
 

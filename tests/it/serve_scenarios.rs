@@ -1,13 +1,12 @@
 //! Every scenario in the table, under both revisions, checked on the wire.
 
-mod serve_common;
-
 use std::time::{Duration, Instant};
 
 use mcp_verdict::diag::StreamEnd;
 use mcp_verdict::serve::{Revision, SCENARIOS, ServerHandle};
 use serde_json::{Value, json};
-use serve_common::*;
+
+use crate::support::serve::*;
 
 const WAIT: Duration = Duration::from_secs(5);
 

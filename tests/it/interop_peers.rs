@@ -18,8 +18,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::vocab::Severity;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
+use mcp_verdict::vocab::Severity;
 use serde_json::{Value, json};
 
 const L: Protocol = Protocol::V2025_11_25;
