@@ -156,7 +156,7 @@ fn json_report_matches_its_committed_schema() {
     let committed = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         committed == generated,
-        "{path} differs from the report types; regenerate with `UPDATE_SCHEMAS=1 cargo test --test report_formats`"
+        "{path} differs from the report types; regenerate with `UPDATE_SCHEMAS=1 cargo test --test it report_formats::`"
     );
     let schema: Value = serde_json::from_str(&committed).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use mcp_verdict::judge::{Options, judge};
@@ -13,19 +12,9 @@ use mcp_verdict::views::diag::{DiagRecord, RetryOrigin, Side};
 use mcp_verdict::wire::exchange::ExchangeFile;
 use serde_json::{Value, json};
 
-const SECRET: &str = "s3cr3t-probe-token-1234567890";
+use crate::support::temp::temp_dir;
 
-fn temp_dir(tag: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "mcp-verdict-{tag}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+const SECRET: &str = "s3cr3t-probe-token-1234567890";
 
 fn start(scenario: &str) -> ServerHandle {
     serve::start(ServeConfig {

@@ -1,19 +1,16 @@
 //! `mcp-verdict serve` as a process: `--list`, the first stdout line, `--log`.
 
-mod serve_common;
-
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
 use mcp_verdict::serve::SCENARIOS;
 use serde_json::{Value, json};
-use serve_common::*;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
-}
+use crate::support::cli::bin;
+use crate::support::serve::*;
+use crate::support::temp::temp_dir;
 
 #[test]
 fn list_renders_the_table() {
@@ -56,8 +53,7 @@ fn bad_scenario_is_a_usage_error() {
 
 #[test]
 fn serves_and_logs() {
-    let dir = std::env::temp_dir().join(format!("mcp-serve-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("serve-cli");
     let log = dir.join("x.jsonl");
     let _ = std::fs::remove_file(&log);
     let mut child = bin()

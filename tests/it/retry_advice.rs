@@ -2,9 +2,11 @@
 //! safety (tool annotations or an idempotency key), never by the status alone.
 
 use mcp_verdict::advice::{ReplayBasis, RetryAction, RetryPolicy};
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
+use mcp_verdict::{ExchangeFile, Protocol};
 use rstest::rstest;
 use serde_json::{Value, json};
+
+use crate::support::judge::judge_under;
 
 const READ_ONLY: &str =
     r#"{"name":"get_weather","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}"#;
@@ -37,14 +39,7 @@ fn exchange(
 fn advice(f: &ExchangeFile, p: Protocol) -> mcp_verdict::advice::RetryAdvice {
     let ex = f.to_exchange().unwrap();
     let ps = [p];
-    let j = judge(
-        &ex,
-        &Options {
-            protocols: Some(&ps),
-            engine: Engine::builtin(),
-        },
-    )
-    .unwrap();
+    let j = judge_under(&ex, &ps);
     mcp_verdict::advice::advise(&j.verdicts[0], &RetryPolicy::default())
 }
 
@@ -149,15 +144,7 @@ fn every_verdict_carries_advice_in_json() {
         json!({}),
     );
     let ex = f.to_exchange().unwrap();
-    let ps = [Protocol::V2026_07_28];
-    let j = judge(
-        &ex,
-        &Options {
-            protocols: Some(&ps),
-            engine: Engine::builtin(),
-        },
-    )
-    .unwrap();
+    let j = judge_under(&ex, &[Protocol::V2026_07_28]);
     let out = serde_json::to_value(mcp_verdict::views::JudgementOut::of(&j, None)).unwrap();
     assert_eq!(out["verdicts"][0]["retry"]["action"], "retry");
     assert_eq!(out["verdicts"][0]["retry"]["backoff_ms"], json!([200, 400]));

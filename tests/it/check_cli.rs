@@ -2,9 +2,13 @@
 //! coverage and determinism. Fixtures are under `tests/data/check/corpus/`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+use std::sync::LazyLock;
 
 use rstest::rstest;
+
+use crate::support::cli::{bin, run};
+use crate::support::temp::temp_dir;
 
 const D: &str = "tests/data/check/corpus";
 
@@ -13,12 +17,12 @@ fn check(args: &[&str]) -> Output {
 }
 
 fn check_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcp-verdict"));
+    let mut c = bin();
     c.arg("check").args(args).env_remove("NO_COLOR");
     for (k, v) in env {
         c.env(k, v);
     }
-    c.output().expect("the binary runs")
+    run(&mut c, None)
 }
 
 fn stdout(o: &Output) -> String {
@@ -30,9 +34,8 @@ fn stderr(o: &Output) -> String {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check_cli");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    static DIR: LazyLock<PathBuf> = LazyLock::new(|| temp_dir("check-cli"));
+    DIR.join(name)
 }
 
 #[rstest]

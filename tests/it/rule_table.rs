@@ -3,30 +3,13 @@
 //! loading rejects broken tables with the file, line and column.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mcp_verdict::judge::EvalStatus;
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
+use mcp_verdict::{Engine, ExchangeFile, Protocol};
 
-fn fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures")),
-        &mut v,
-    );
-    v.sort();
-    v
-}
+use crate::support::corpus::fixture_files;
+use crate::support::judge::judge_under;
 
 #[test]
 fn every_check_is_referenced_by_a_rule() {
@@ -45,18 +28,11 @@ fn every_rule_has_a_triggering_and_a_satisfying_fixture() {
     let table = Engine::builtin().table();
     // (revision, rule) -> (fixtures that trigger it and expect it, fixtures that satisfy it)
     let mut seen: BTreeMap<(Protocol, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
-    for path in fixtures() {
+    for path in fixture_files() {
         let file = ExchangeFile::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         let ex = file.to_exchange().unwrap();
-        let revs = judge::revisions_of(&ex).unwrap();
-        let j = judge(
-            &ex,
-            &Options {
-                protocols: Some(&revs),
-                engine: Engine::builtin(),
-            },
-        )
-        .unwrap();
+        let revs = mcp_verdict::judge::revisions_of(&ex).unwrap();
+        let j = judge_under(&ex, &revs);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         for v in &j.verdicts {
             let expected: BTreeSet<&str> = file
@@ -108,11 +84,11 @@ fn load_err(files: &[(&str, &str)]) -> mcp_verdict::rules::LoadError {
     let mut sources: Vec<(String, String)> = vec![
         (
             "revisions.toml".into(),
-            include_str!("../rules/revisions.toml").into(),
+            include_str!("../../rules/revisions.toml").into(),
         ),
         (
             "bands.toml".into(),
-            include_str!("../rules/bands.toml").into(),
+            include_str!("../../rules/bands.toml").into(),
         ),
     ];
     sources.extend(files.iter().map(|(n, t)| (n.to_string(), t.to_string())));
@@ -142,11 +118,11 @@ fn a_minimal_table_loads() {
     let mut sources = vec![
         (
             "revisions.toml".to_string(),
-            include_str!("../rules/revisions.toml").to_string(),
+            include_str!("../../rules/revisions.toml").to_string(),
         ),
         (
             "bands.toml".to_string(),
-            include_str!("../rules/bands.toml").to_string(),
+            include_str!("../../rules/bands.toml").to_string(),
         ),
     ];
     sources.push(("x.toml".into(), GOOD.into()));

@@ -1,33 +1,17 @@
 //! `mcp-verdict classify --jsonl`: files and stdin, exit codes, the stderr summary, and parity
 //! with single-file `classify --format json`.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
+
+use crate::support::cli::{bin, run};
+use crate::support::temp::temp_dir;
 
 const EXAMPLE: &str = "examples/jsonl/calls.jsonl";
 
 fn mcp_verdict(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let input = input.to_vec();
-        // Write from another thread so a full stdout pipe cannot deadlock the test.
-        std::thread::spawn(move || pipe.write_all(&input).unwrap());
-    }
-    child.wait_with_output().unwrap()
+    run(bin().args(args), stdin)
 }
 
 fn records(out: &Output) -> Vec<Value> {
@@ -148,8 +132,7 @@ fn passing_lines_exit_0_and_threads_do_not_change_the_output() {
 #[test]
 fn records_match_single_file_output() {
     let lines = example_lines();
-    let dir = std::env::temp_dir().join(format!("mcp-verdict-jsonl-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("jsonl-cli");
     let stream = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--protocol", "all"], None);
     let recs = records(&stream);
     for (i, line) in lines.iter().enumerate() {

@@ -1,7 +1,5 @@
 //! HTTP layer of `serve`: framing, keep-alive, methods, Origin, shutdown.
 
-mod serve_common;
-
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -9,7 +7,9 @@ use mcp_verdict::Protocol;
 use mcp_verdict::serve::{self, ServeConfig};
 use mcp_verdict::views::diag::{Side, StreamEnd};
 use serde_json::json;
-use serve_common::*;
+
+use crate::support::serve::*;
+use crate::support::temp::temp_dir;
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -253,8 +253,7 @@ fn shutdown_joins_threads_and_frees_the_port() {
 
 #[test]
 fn records_and_log_file() {
-    let dir = std::env::temp_dir().join(format!("mcp-serve-log-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("serve-log");
     let log = dir.join("serve.jsonl");
     let _ = std::fs::remove_file(&log);
     let h = serve::start(ServeConfig {

@@ -1,30 +1,16 @@
 //! `mcp-verdict classify --har`: text and JSON output on the bundled example, exit codes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
+
+use crate::support::cli::{bin, run};
+use crate::support::temp::temp_dir;
 
 const EXAMPLE: &str = "examples/har/inspector-session.har";
 
 fn mcp_verdict(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-verdict"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    if let Some(input) = stdin {
-        child.stdin.take().unwrap().write_all(input).unwrap();
-    }
-    child.wait_with_output().unwrap()
+    run(bin().args(args).env("NO_COLOR", "1"), stdin)
 }
 
 fn json_report(args: &[&str]) -> (Value, i32) {
@@ -188,8 +174,7 @@ fn har_from_stdin() {
 
 #[test]
 fn invalid_har_exits_3_naming_file_line_and_column() {
-    let dir = std::env::temp_dir().join(format!("mcp-verdict-har-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("har-cli");
     let path = dir.join("broken.har");
     std::fs::write(
         &path,

@@ -1,14 +1,13 @@
 //! Every scenario in the table, under both revisions, checked on the wire.
 
-mod serve_common;
-
 use std::time::{Duration, Instant};
 
 use mcp_verdict::Protocol;
 use mcp_verdict::serve::{SCENARIOS, ServerHandle};
 use mcp_verdict::views::diag::StreamEnd;
 use serde_json::{Value, json};
-use serve_common::*;
+
+use crate::support::serve::*;
 
 const WAIT: Duration = Duration::from_secs(5);
 

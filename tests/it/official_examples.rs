@@ -1,8 +1,9 @@
 //! The official 2026-07-28 examples that are tools/call results, JSON-RPC errors or
 //! `InputRequiredResult`s, wrapped into exchanges under `tests/fixtures/official/`.
 //!
-//! The conversion is this file (re-run it with `MCP_VERDICT_BLESS=1 cargo test --test
-//! official_examples` after the examples change):
+//! The conversion is this file (re-run it with `MCP_VERDICT_BLESS=1 cargo test --test it
+//! official_examples::` after the examples change, with `MCP_SPEC_DIR` naming the official
+//! specification; without it these tests are skipped):
 //!
 //! - request: a complete 2026-07-28 `tools/call` (`_meta` with protocol version, client info and
 //!   capabilities; `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers). Its id is the
@@ -22,8 +23,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, Severity, judge};
+use mcp_verdict::{ExchangeFile, Protocol, Severity};
 use serde_json::{Value, json};
+
+use crate::support::judge::judge_under;
+use crate::support::reference::{self, Reference};
 
 const REV: &str = "2026-07-28";
 const RESULTS: &[&str] = &["CallToolResult", "InputRequiredResult"];
@@ -41,8 +45,8 @@ const ERRORS: &[&str] = &[
     "InvalidRequestError",
 ];
 
-fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/2026-07-28/schema/examples")
+fn examples_dir(spec: &Path) -> PathBuf {
+    spec.join("2026-07-28/schema/examples")
 }
 
 fn out_dir() -> PathBuf {
@@ -116,7 +120,7 @@ fn convert(def: &str, file: &str, example: &Value) -> Value {
         "$schema": "../../../../../schemas/exchange.schema.json",
         "name": format!("official example {def}/{stem}"),
         "description": format!(
-            "Converted from the official 2026-07-28 example schema/examples/{def}/{file} by tests/official_examples.rs (see its header for the conversion)."
+            "Converted from the official 2026-07-28 example schema/examples/{def}/{file} by tests/it/official_examples.rs (see its header for the conversion)."
         ),
         "protocol": REV,
         "request": request(&id, caps),
@@ -125,10 +129,10 @@ fn convert(def: &str, file: &str, example: &Value) -> Value {
     })
 }
 
-fn converted() -> BTreeMap<PathBuf, String> {
+fn converted(spec: &Path) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
     for def in RESULTS.iter().chain(ENVELOPES).chain(ERRORS) {
-        let dir = examples_dir().join(def);
+        let dir = examples_dir(spec).join(def);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -147,12 +151,15 @@ fn converted() -> BTreeMap<PathBuf, String> {
 
 #[test]
 fn the_official_examples_are_converted_and_current() {
+    let Some(spec) = reference::dir(Reference::Spec) else {
+        return;
+    };
     assert!(
-        examples_dir().is_dir(),
+        examples_dir(&spec).is_dir(),
         "the official examples are expected at {}",
-        examples_dir().display()
+        examples_dir(&spec).display()
     );
-    let want = converted();
+    let want = converted(&spec);
     assert!(want.len() >= 15, "only {} examples converted", want.len());
     if std::env::var_os("MCP_VERDICT_BLESS").is_some() {
         let _ = std::fs::remove_dir_all(out_dir());
@@ -166,7 +173,7 @@ fn the_official_examples_are_converted_and_current() {
         let have = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             &have == text,
-            "{} is missing or differs from the conversion; run MCP_VERDICT_BLESS=1 cargo test --test official_examples",
+            "{} is missing or differs from the conversion; run MCP_VERDICT_BLESS=1 cargo test --test it official_examples::",
             path.display()
         );
     }
@@ -184,18 +191,13 @@ fn the_official_examples_are_converted_and_current() {
 
 #[test]
 fn official_examples_draw_no_error_findings() {
-    for (path, text) in converted() {
+    let Some(spec) = reference::dir(Reference::Spec) else {
+        return;
+    };
+    for (path, text) in converted(&spec) {
         let file = ExchangeFile::from_slice(text.as_bytes()).unwrap();
         let ex = file.to_exchange().unwrap();
-        let ps = [Protocol::V2026_07_28];
-        let j = judge(
-            &ex,
-            &Options {
-                protocols: Some(&ps),
-                engine: Engine::builtin(),
-            },
-        )
-        .unwrap();
+        let j = judge_under(&ex, &[Protocol::V2026_07_28]);
         let v = &j.verdicts[0];
         let errors: Vec<String> = v
             .findings

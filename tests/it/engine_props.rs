@@ -1,9 +1,11 @@
 //! Bad input is a verdict, never a panic: arbitrary bodies, media types, statuses, body ends
 //! and requests all yield one verdict per revision, with an outcome and a layer.
 
-use mcp_verdict::{BodyEnd, Engine, Exchange, Headers, Options, Protocol, judge};
+use mcp_verdict::{BodyEnd, Exchange, Headers, Protocol};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+
+use crate::support::judge::judge_under;
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
@@ -132,7 +134,7 @@ proptest! {
         ex.end = end;
         ex.tool = tool;
         let all: Vec<Protocol> = Protocol::all().collect();
-        let j = judge(&ex, &Options { protocols: Some(&all), engine: Engine::builtin() }).unwrap();
+        let j = judge_under(&ex, &all);
         prop_assert_eq!(j.verdicts.len(), all.len());
         for v in &j.verdicts {
             prop_assert!(v.decided_by.is_some(), "no rule decided: {:?}", v.notes);

@@ -2,9 +2,11 @@
 //! where the problem is, and routed to the rule that claims that location.
 
 use mcp_verdict::judge::Judgement;
-use mcp_verdict::{Engine, Exchange, Headers, Options, Protocol, judge};
+use mcp_verdict::{Exchange, Headers, Protocol};
 use rstest::rstest;
 use serde_json::{Value, json};
+
+use crate::support::judge::judge_under;
 
 /// Judges a `tools/call` answered with HTTP 200 and `result` under the given revisions.
 fn judge_result(result: Value, ps: &'static [Protocol]) -> Judgement<'static> {
@@ -15,14 +17,7 @@ fn judge_result(result: Value, ps: &'static [Protocol]) -> Judgement<'static> {
         Headers::new([("Content-Type", "application/json")]),
         serde_json::to_vec(&body).unwrap(),
     );
-    judge(
-        &ex,
-        &Options {
-            protocols: Some(ps),
-            engine: Engine::builtin(),
-        },
-    )
-    .unwrap()
+    judge_under(&ex, ps)
 }
 
 fn findings(block: Value) -> Vec<(String, String, String)> {

@@ -1,13 +1,12 @@
 //! 2026-07-28 behaviour of `serve`: header/`_meta` pairings, discovery,
 //! tools, and the MRTR round trip.
 
-mod serve_common;
-
 use std::net::SocketAddr;
 
 use mcp_verdict::Protocol;
 use serde_json::{Value, json};
-use serve_common::*;
+
+use crate::support::serve::*;
 
 fn modern_call(
     addr: SocketAddr,

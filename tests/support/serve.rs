@@ -435,19 +435,17 @@ pub fn echo_call(addr: SocketAddr, rev: Protocol, sid: Option<&str>) -> Resp {
     post(addr, &h, &b)
 }
 
-/// Validates `instance` against `$defs/<def>` of the official schema, when the
-/// spec copy beside the repository is present. Returns false when absent.
+/// Validates `instance` against `$defs/<def>` of the official schema, when the official
+/// specification is given (`MCP_SPEC_DIR`). Returns false when it is not (the check is skipped
+/// and said so).
 pub fn schema_check(rev: &str, def: &str, instance: &Value) -> bool {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        root.join(format!("../shared/spec/{rev}/schema/schema.json")),
-        root.join(format!("schemas/{rev}/schema.json")),
-    ];
-    let Some(path) = candidates.iter().find(|p| p.exists()) else {
-        eprintln!("schema for {rev} not found; schema check of {def} skipped");
+    let Some(spec) = super::reference::dir(super::reference::Reference::Spec) else {
         return false;
     };
-    let mut schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let path = spec.join(rev).join("schema/schema.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut schema: Value = serde_json::from_str(&text).unwrap();
     schema["$ref"] = json!(format!("#/$defs/{def}"));
     let v = jsonschema::validator_for(&schema).expect("schema compiles");
     let errors: Vec<String> = v

@@ -13,6 +13,8 @@ use mcp_verdict::{ExchangeFile, Protocol};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
+use crate::support::corpus::fixture_files;
+
 /// The JSON messages a body carries: the body itself, or each SSE event's data.
 fn messages(body: &[u8]) -> Vec<Value> {
     if let Ok(v) = serde_json::from_slice::<Value>(body) {
@@ -47,9 +49,8 @@ fn candidates(v: &Value, depth: usize, out: &mut Vec<Value>) {
 
 static CORPUS: LazyLock<Vec<Value>> = LazyLock::new(|| {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let paths = mcp_verdict::run::check::collect_files(&[root.join("tests/fixtures")]).unwrap();
     let mut out = Vec::new();
-    for p in &paths {
+    for p in &fixture_files() {
         let Ok(f) = ExchangeFile::from_slice(&std::fs::read(p).unwrap()) else {
             continue;
         };

@@ -1,14 +1,13 @@
 //! 2025-11-25 behaviour of `serve`: initialize, sessions, tools, and the
 //! elicitation request on the response stream.
 
-mod serve_common;
-
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
 use mcp_verdict::views::diag::StreamEnd;
 use serde_json::{Value, json};
-use serve_common::*;
+
+use crate::support::serve::*;
 
 const WAIT: Duration = Duration::from_secs(5);
 

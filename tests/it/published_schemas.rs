@@ -1,10 +1,13 @@
 //! The JSON Schemas published under `schemas/` are generated from the Rust types; these tests
 //! fail when a committed file drifts from its types. Regenerate with
-//! `MCP_VERDICT_BLESS=1 cargo test --test published_schemas`.
+//! `MCP_VERDICT_BLESS=1 cargo test --test it published_schemas::`.
 
 use std::path::Path;
 
 use serde_json::Value;
+
+use crate::support::corpus::fixture_files;
+use crate::support::judge::judge_under;
 
 fn check(file: &str, generated: Value) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,13 +20,13 @@ fn check(file: &str, generated: Value) {
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; generate it with MCP_VERDICT_BLESS=1 cargo test --test published_schemas",
+            "{}: {e}; generate it with MCP_VERDICT_BLESS=1 cargo test --test it published_schemas::",
             path.display()
         )
     });
     assert!(
         committed == text,
-        "{} drifted from the types; regenerate with MCP_VERDICT_BLESS=1 cargo test --test published_schemas",
+        "{} drifted from the types; regenerate with MCP_VERDICT_BLESS=1 cargo test --test it published_schemas::",
         path.display()
     );
 }
@@ -50,21 +53,12 @@ fn classify_output_schema_is_current() {
 fn fixtures_validate_against_the_exchange_schema() {
     let schema = mcp_verdict::wire::exchange::exchange_json_schema();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")];
     let mut n = 0;
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-                let errors: Vec<String> =
-                    validator.iter_errors(&v).map(|e| e.to_string()).collect();
-                assert!(errors.is_empty(), "{}: {errors:?}", p.display());
-                n += 1;
-            }
-        }
+    for p in fixture_files() {
+        let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", p.display());
+        n += 1;
     }
     assert!(n > 100, "only {n} fixtures found");
 }
@@ -80,14 +74,7 @@ fn classify_output_validates_against_its_schema() {
         let file = mcp_verdict::ExchangeFile::from_slice(&std::fs::read(&p).unwrap()).unwrap();
         let ex = file.to_exchange().unwrap();
         let all: Vec<mcp_verdict::Protocol> = mcp_verdict::Protocol::all().collect();
-        let j = mcp_verdict::judge(
-            &ex,
-            &mcp_verdict::Options {
-                protocols: Some(&all),
-                engine: mcp_verdict::Engine::builtin(),
-            },
-        )
-        .unwrap();
+        let j = judge_under(&ex, &all);
         let out = serde_json::to_value(mcp_verdict::views::JudgementOut::of(
             &j,
             Some(p.display().to_string()),

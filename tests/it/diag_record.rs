@@ -1,7 +1,9 @@
 //! `diag::record` turns a judged exchange into one diagnostic log line, with secrets redacted.
 
 use mcp_verdict::views::diag::{Side, StreamEnd, record};
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
+use mcp_verdict::{ExchangeFile, Protocol};
+
+use crate::support::judge::judge_under;
 
 #[test]
 fn a_lost_stream_becomes_one_sanitised_record() {
@@ -12,15 +14,7 @@ fn a_lost_stream_becomes_one_sanitised_record() {
     .unwrap();
     let file = ExchangeFile::from_slice(&text).unwrap();
     let ex = file.to_exchange().unwrap();
-    let ps = [Protocol::V2026_07_28];
-    let j = judge(
-        &ex,
-        &Options {
-            protocols: Some(&ps),
-            engine: Engine::builtin(),
-        },
-    )
-    .unwrap();
+    let j = judge_under(&ex, &[Protocol::V2026_07_28]);
     let r = record(&ex, &j.verdicts[0], Side::Probe);
     assert_eq!(r.client.as_deref(), Some("example-client@2.0.0"));
     assert_eq!(r.protocol_version.as_deref(), Some("2026-07-28"));
@@ -46,15 +40,7 @@ fn error_messages_in_records_are_redacted() {
         .unwrap()
         .to_exchange()
         .unwrap();
-    let ps = [Protocol::V2025_11_25];
-    let j = judge(
-        &ex,
-        &Options {
-            protocols: Some(&ps),
-            engine: Engine::builtin(),
-        },
-    )
-    .unwrap();
+    let j = judge_under(&ex, &[Protocol::V2025_11_25]);
     let r = record(&ex, &j.verdicts[0], Side::Probe);
     let msg = r.jsonrpc.error_message.unwrap();
     assert!(!msg.contains("sk-live-0123456789abcdef"), "{msg}");

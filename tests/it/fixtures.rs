@@ -4,8 +4,10 @@
 
 use std::path::PathBuf;
 
-use mcp_verdict::{Engine, ExchangeFile, Options, Protocol, judge};
+use mcp_verdict::{Engine, ExchangeFile, Protocol, judge};
 use rstest::rstest;
+
+use crate::support::judge::judge_under;
 
 fn revisions(file: &ExchangeFile, ex: &mcp_verdict::Exchange) -> Vec<Protocol> {
     judge::revisions_of(ex)
@@ -25,16 +27,9 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
         "{}: unknown expect keys",
         path.display()
     );
-    let engine = Engine::builtin();
+    let table = Engine::builtin().table();
     let revs = revisions(&file, &ex);
-    let judgement = judge(
-        &ex,
-        &Options {
-            protocols: Some(&revs),
-            engine,
-        },
-    )
-    .unwrap();
+    let judgement = judge_under(&ex, &revs);
     let mut problems = Vec::new();
     for v in &judgement.verdicts {
         let Some(e) = file.expectation(v.protocol) else {
@@ -52,7 +47,7 @@ fn fixture_matches_its_expectation(#[files("tests/fixtures/**/*.json")] path: Pa
         }
         for r in &e.rules {
             assert!(
-                engine.table().rule(r).is_some(),
+                table.rule(r).is_some(),
                 "{}: unknown rule id {r}",
                 path.display()
             );

@@ -1,0 +1,35 @@
+//! The integration tests, in one binary (one link of the crate instead of one per file): one
+//! module per area, the shared helpers in `tests/support/`.
+//!
+//! Run one area with `cargo test --test it check_cli::`, one test with its full path.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod check_cli;
+mod check_library;
+mod diag_record;
+mod engine_props;
+mod engine_schema_errors;
+mod fast_schema;
+mod fixtures;
+mod har_cli;
+mod har_read;
+mod interop_peers;
+mod jsonl_cli;
+mod jsonl_run;
+mod loop_scenarios;
+mod official_examples;
+mod probe_record;
+mod probe_wire;
+mod published_schemas;
+mod report_formats;
+mod retry_advice;
+mod rule_table;
+mod schema_agreement;
+mod serve_cli;
+mod serve_http;
+mod serve_legacy;
+mod serve_modern;
+mod serve_scenarios;
+mod sse_props;

@@ -1,0 +1,12 @@
+//! Helpers shared by the integration tests, one module per purpose.
+
+pub mod cli;
+pub mod corpus;
+pub mod judge;
+pub mod markdown;
+pub mod mutate;
+pub mod reference;
+pub mod rng;
+pub mod serve;
+pub mod synth;
+pub mod temp;

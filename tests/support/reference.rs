@@ -1,0 +1,95 @@
+//! Reference material the repository does not ship, found through environment variables:
+//!
+//! - `MCP_SPEC_DIR`: the official MCP specification, a directory holding `2025-11-25/` and
+//!   `2026-07-28/`, each with the `schema/` (schema.json, examples) and `docs/` (the spec
+//!   pages) of that revision, as in the official MCP specification repository.
+//! - `MCP_RESEARCH_DIR`: the research notes (`spec-rules.md`, whose §5 table the edge-case
+//!   vectors transcribe).
+//!
+//! A test that needs one of them is skipped, with one line saying so, when its variable is not
+//! set or names no readable directory; with `MCP_VERDICT_REQUIRE_SPEC=1` it fails instead.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+
+/// The variable that turns a missing reference directory into a test failure.
+const REQUIRE: &str = "MCP_VERDICT_REQUIRE_SPEC";
+
+/// A kind of reference material.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reference {
+    /// The official MCP specification (`MCP_SPEC_DIR`).
+    Spec,
+    /// The research notes (`MCP_RESEARCH_DIR`).
+    Research,
+}
+
+impl Reference {
+    fn var(self) -> &'static str {
+        match self {
+            Reference::Spec => "MCP_SPEC_DIR",
+            Reference::Research => "MCP_RESEARCH_DIR",
+        }
+    }
+
+    /// What the checks compare against, and what the variable must name.
+    fn describe(self) -> (&'static str, &'static str) {
+        match self {
+            Reference::Spec => (
+                "the official MCP specification",
+                "a directory holding 2025-11-25/ and 2026-07-28/, each with the schema/ and docs/ of that revision from the official MCP specification repository",
+            ),
+            Reference::Research => (
+                "the research notes",
+                "the directory of the research notes (spec-rules.md)",
+            ),
+        }
+    }
+}
+
+/// The directory of `r`, or `None` when the calling test is to be skipped: its variable is not
+/// set or names no readable directory. A skip prints one line (once per test) naming the test,
+/// the variable and where the material comes from; under `MCP_VERDICT_REQUIRE_SPEC=1` the test
+/// fails instead.
+pub fn dir(r: Reference) -> Option<PathBuf> {
+    let var = r.var();
+    let problem = match std::env::var_os(var) {
+        None => format!("{var} is not set"),
+        Some(v) if v.is_empty() => format!("{var} is empty"),
+        Some(v) => {
+            let path = PathBuf::from(v);
+            match std::fs::read_dir(&path) {
+                Ok(_) => return Some(path),
+                Err(e) => format!("{var}={} cannot be read ({e})", path.display()),
+            }
+        }
+    };
+    // The test harness names each test's thread after the test.
+    let test = std::thread::current()
+        .name()
+        .filter(|n| *n != "main")
+        .unwrap_or("a test")
+        .to_owned();
+    let (material, source) = r.describe();
+    if std::env::var_os(REQUIRE).is_some_and(|v| !v.is_empty() && v != "0") {
+        panic!(
+            "{test}: checks against {material} cannot run: {problem} ({REQUIRE} is set); set {var} to {source}"
+        );
+    }
+    static SAID: Mutex<BTreeSet<(String, Reference)>> = Mutex::new(BTreeSet::new());
+    let first = SAID
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert((test.clone(), r));
+    if first {
+        // Written to the stderr handle directly, so that the test harness does not capture it:
+        // a skip must be visible, not look like a pass.
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP: {test}: checks against {material} not run: {problem}; set {var} to {source}"
+        );
+    }
+    None
+}
