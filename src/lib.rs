@@ -26,7 +26,7 @@
 pub mod advice;
 pub mod check_api;
 pub mod checks;
-pub mod cli;
+pub mod commands;
 pub mod inputs;
 pub mod judge;
 pub mod outputs;

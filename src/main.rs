@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    mcp_verdict::cli::main()
+    mcp_verdict::commands::main()
 }

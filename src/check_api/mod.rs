@@ -146,8 +146,6 @@ pub fn target_needs(target: Target) -> Needs {
 
 /// Declares the checks of a module: `name => function, [accepted params], [required params],
 /// NEEDS, "what it looks for";`.
-#[macro_export]
-#[doc(hidden)]
 macro_rules! declare_checks {
     ($( $name:literal => $f:path, [$($p:literal),*], [$($r:literal),*], $needs:ident, $doc:literal; )*) => {
         /// The checks this module implements.
@@ -161,3 +159,4 @@ macro_rules! declare_checks {
         ];
     };
 }
+pub(crate) use declare_checks;

@@ -6,7 +6,7 @@ use super::framing::kind;
 use crate::check_api::{Cx, Eval, Params};
 use crate::wire::analysis::ids_equal;
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "jsonrpc_version" => jsonrpc_version, [], [], MESSAGE,
         "`jsonrpc` is missing or not \"2.0\"";
     "result_xor_error" => result_xor_error, [], [], MESSAGE,

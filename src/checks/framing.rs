@@ -6,7 +6,7 @@ use crate::check_api::{Cx, Eval, Params};
 use crate::wire::analysis::Body;
 use crate::wire::excerpt;
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "body_utf8" => body_utf8, [], [], NONE,
         "the JSON body is not valid UTF-8";
     "json_well_formed" => json_well_formed, [], [], NONE,

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "irr_has_inputs_or_state" => irr_has_inputs_or_state, [], [], INPUT_REQUIRED,
         "an InputRequiredResult has neither `inputRequests` nor `requestState`";
     "irr_capability_gate" => irr_capability_gate, ["methods"], ["methods"], INPUT_REQUIRED,

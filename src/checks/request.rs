@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::check_api::{Cx, Eval, Hit, Params};
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "request_version_header" => request_version_header, [], [], REQUEST,
         "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
     "request_standard_headers" => request_standard_headers, [], [], REQUEST,

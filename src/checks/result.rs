@@ -7,7 +7,7 @@ use super::framing::kind;
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
 use crate::vocab::protocol::meta::SERVER_INFO;
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "request_is_tools_call" => request_is_tools_call, [], [], MESSAGE,
         "the recorded request is not a tools/call request";
     "result_is_object" => result_is_object, [], [], RESULT,

@@ -4,7 +4,7 @@
 
 use crate::check_api::{Cx, Eval, Hit, Params};
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "schema" => schema, ["def", "at", "paths", "keywords", "code"], ["def", "at", "paths"], NONE,
         "the target does not validate against the revision's schema definition `def` (errors routed by pointer)";
 }

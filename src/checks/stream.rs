@@ -8,7 +8,7 @@ use crate::wire::analysis::{Body, MessageKind, Stream, StreamMessage, ids_equal}
 use crate::wire::excerpt;
 use crate::wire::exchange::BodyEnd;
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "sse_event_json" => sse_event_json, [], [], STREAM,
         "an SSE event before the final response carries data that is not JSON";
     "sse_message_shape" => sse_message_shape, [], [], STREAM,

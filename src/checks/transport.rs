@@ -6,7 +6,7 @@ use crate::vocab::protocol::meta;
 use crate::wire::analysis::{Body, Media};
 use crate::wire::excerpt;
 
-crate::declare_checks! {
+crate::check_api::declare_checks! {
     "status_not_2xx" => status_not_2xx, [], [], NONE,
         "the HTTP status is outside 200-299";
     "status_pairing" => status_pairing, ["code", "status"], ["code", "status"], ERROR,

@@ -5,6 +5,7 @@
 pub mod check;
 pub mod har;
 pub mod jsonl;
+pub mod probe;
 pub mod rules;
 mod style;
 pub mod verdict;

@@ -6,14 +6,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Outgoing, Received, Transport};
+use super::answers::answer_for;
+use super::http::Received;
 use super::plan::{self, PlannedCall};
-use super::report::{CallExchange, HttpStep};
+use super::report::CallExchange;
 use super::runner::Runner;
-use super::{CLIENT_NAME, session};
+use super::{CLIENT_NAME, headers};
 use crate::judge::{Options, judge};
 use crate::views::diag::REDACTED;
-use crate::vocab::protocol::code::METHOD_NOT_FOUND;
 use crate::vocab::protocol::meta::PROGRESS_TOKEN;
 use crate::vocab::{Outcome, Protocol};
 use crate::wire::exchange::{Exchange, Headers, RecordedRequest};
@@ -65,7 +65,7 @@ impl Runner<'_> {
             let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p});
             let mut headers = self.headers("tools/call", Some(&call.name));
             if self.p == Protocol::V2026_07_28 {
-                headers.extend(session::param_headers(
+                headers.extend(headers::param_headers(
                     tool_def.as_ref().and_then(|t| t.get("inputSchema")),
                     call.arguments.as_ref(),
                 ));
@@ -216,123 +216,6 @@ impl Runner<'_> {
     }
 }
 
-/// Answers a server request that arrived on a 2025-11-25 response stream with a POSTed
-/// JSON-RPC response: a `ping` with an empty result, others from the answers file, or an
-/// error response when there is none. Returns how it was answered, for the report, and the
-/// HTTP step of the answer; `None` when `msg` is not a request.
-pub(super) fn answer_server_request(
-    t: &Transport,
-    headers: &[(String, String)],
-    answers: &Map<String, Value>,
-    msg: &Value,
-) -> Option<(String, HttpStep)> {
-    let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
-    else {
-        return None;
-    };
-    let key = match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let (reply, how) = if method == "ping" {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-            "empty result".to_string(),
-        )
-    } else if let Some(a) = answer_for(answers, &key, Some(method)) {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "result": a}),
-            "answer from the answers file".to_string(),
-        )
-    } else {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("mcp-verdict probe has no answer for {method} (pass --answers)")}}),
-            format!("error response {METHOD_NOT_FOUND} (no answer in --answers)"),
-        )
-    };
-    let rb = serde_json::to_vec(&reply).expect("JSON serializes");
-    let out = Outgoing {
-        method: "POST",
-        headers,
-        body: Some(&rb),
-        rpc_id: None,
-    };
-    let res = t.send(&out, &mut |_| {});
-    let (status, end, note) = match &res {
-        Ok(r) => (
-            Some(r.status),
-            Some(r.end),
-            (r.status != 202).then(|| {
-                format!(
-                    "expected 202 Accepted for a JSON-RPC response, got {}",
-                    r.status
-                )
-            }),
-        ),
-        Err(e) => (None, None, Some(e.to_string())),
-    };
-    let line = format!(
-        "{method} (id {id}) answered with {how}: {}",
-        status.map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"))
-    );
-    let step = HttpStep {
-        post: None,
-        http_method: "POST".into(),
-        rpc_method: Some(format!("response to {method}")),
-        tool: None,
-        status,
-        end,
-        note,
-    };
-    Some((line, step))
-}
-
-/// Client capabilities the answers file can satisfy: a method key names the capability
-/// directly; an input-request key is recognised by the shape of its answer (`action` →
-/// elicitation, `roots` → roots, `role` + `content` → sampling).
-pub(super) fn capabilities_for(answers: &Map<String, Value>) -> Value {
-    let mut caps = Map::new();
-    for (key, answer) in answers {
-        let cap = match key.as_str() {
-            "elicitation/create" => Some("elicitation"),
-            "sampling/createMessage" => Some("sampling"),
-            "roots/list" => Some("roots"),
-            _ => {
-                if answer.get("action").is_some() {
-                    Some("elicitation")
-                } else if answer.get("roots").is_some() {
-                    Some("roots")
-                } else if answer.get("role").is_some() && answer.get("content").is_some() {
-                    Some("sampling")
-                } else {
-                    None
-                }
-            }
-        };
-        match cap {
-            Some("elicitation") => {
-                caps.insert("elicitation".into(), json!({"form": {}}));
-            }
-            Some(c) => {
-                caps.insert(c.into(), json!({}));
-            }
-            None => {}
-        }
-    }
-    Value::Object(caps)
-}
-
-/// The answer for an input request: by its key first, then by its method.
-fn answer_for<'a>(
-    answers: &'a Map<String, Value>,
-    key: &str,
-    method: Option<&str>,
-) -> Option<&'a Value> {
-    answers
-        .get(key)
-        .or_else(|| method.and_then(|m| answers.get(m)))
-}
-
 /// Whether a header carries a secret: `Authorization`, `Proxy-Authorization`, `Cookie`,
 /// `Set-Cookie`, `*-Api-Key`, anything with `token`, `secret` or `session-id` in its name.
 fn is_secret_header(name: &str) -> bool {
@@ -369,24 +252,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn capabilities_come_from_answers() {
-        let answers: Map<String, Value> = serde_json::from_value(json!({
-            "confirm": {"action": "accept", "content": {"confirm": true}},
-            "roots/list": {"roots": []}
-        }))
-        .unwrap();
-        assert_eq!(
-            capabilities_for(&answers),
-            json!({"elicitation": {"form": {}}, "roots": {}})
-        );
-        assert_eq!(
-            answer_for(&answers, "x", Some("roots/list")),
-            Some(&json!({"roots": []}))
-        );
-        assert_eq!(answer_for(&answers, "x", Some("ping")), None);
-    }
 
     #[test]
     fn secret_headers_are_redacted() {

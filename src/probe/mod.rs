@@ -30,7 +30,7 @@
 //!
 //! This module holds the entry point, [`run`], which sets up each revision's run (`session`),
 //! makes the planned calls (`plan`, `call`) over the transport (`http`) and gathers a
-//! [`ProbeReport`] (`report`), rendered by `output`.
+//! [`ProbeReport`] (`report`), rendered by `crate::outputs::probe`.
 //!
 //! ```no_run
 //! use mcp_verdict::probe::{self, CallSpec, ProbeConfig};
@@ -46,18 +46,18 @@
 //! std::process::exit(report.exit_code().into());
 //! ```
 
+mod answers;
 mod call;
 mod config;
+mod headers;
 mod http;
-mod output;
-mod plan;
+pub(crate) mod plan;
 mod report;
 mod runner;
 mod session;
 
 pub use config::{CallSpec, ProbeConfig};
 pub use http::Timeouts;
-pub use output::{ExchangeOut, FailureOut, ProbeOut, RunOut, ToolOut, render_text};
 pub use plan::{CallKind, PlannedCall};
 pub use report::{CallExchange, HttpStep, ProbeReport, RevisionRun, RunStatus};
 

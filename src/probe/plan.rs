@@ -65,7 +65,7 @@ pub(super) fn planned_calls(cfg: &ProbeConfig, tools: &[Value]) -> Vec<PlannedCa
 }
 
 /// Whether a tool's annotations mark it read-only.
-pub(super) fn is_read_only(tool: &Value) -> bool {
+pub(crate) fn is_read_only(tool: &Value) -> bool {
     tool.get("annotations")
         .and_then(|a| a.get("readOnlyHint"))
         .and_then(Value::as_bool)

@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 
+use super::ProbeConfig;
+use super::answers::{answer_server_request, capabilities_for};
 use super::http::{self, Outgoing, Received, Transport};
 use super::report::{HttpStep, RevisionRun, RunStatus};
-use super::{ProbeConfig, call};
 use crate::vocab::Protocol;
 
 /// The state of one revision's run: the configuration, the transport, the revision, the
@@ -36,7 +37,7 @@ impl<'a> Runner<'a> {
             url,
             next_id: 0,
             session: None,
-            caps: call::capabilities_for(&cfg.answers),
+            caps: capabilities_for(&cfg.answers),
             run: RevisionRun {
                 protocol: p,
                 status: RunStatus::Probed,
@@ -87,9 +88,7 @@ impl<'a> Runner<'a> {
             if !legacy {
                 return;
             }
-            if let Some((line, step)) =
-                call::answer_server_request(t, &answer_headers, answers, msg)
-            {
+            if let Some((line, step)) = answer_server_request(t, &answer_headers, answers, msg) {
                 answered.push(line);
                 extra_steps.push(step);
             }

@@ -2,10 +2,10 @@
 //! `initialize` and `notifications/initialized` with the session id (2025-11-25), the tool
 //! list, the header fields and `_meta` each request sends, and the session's end.
 
-use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::CLIENT_NAME;
+use super::headers::header_value;
 use super::http::{Outgoing, Received};
 use super::report::{HttpStep, RunStatus};
 use super::runner::Runner;
@@ -349,109 +349,4 @@ fn describe_failure(r: &Received) -> String {
         s.push_str(&format!("; {n}"));
     }
     s
-}
-
-/// Whether a value can travel as a plain HTTP header value under 2026-07-28's rules:
-/// visible ASCII and spaces/tabs only, no leading or trailing whitespace, and not itself
-/// shaped like the Base64 sentinel.
-fn header_safe(value: &str) -> bool {
-    let visible = value
-        .bytes()
-        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
-    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
-    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
-    !value.is_empty() && visible && !padded && !sentinel
-}
-
-/// A header value: the text itself when header-safe, else `=?base64?…?=`.
-fn header_value(value: &str) -> String {
-    if header_safe(value) {
-        value.to_string()
-    } else {
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
-        )
-    }
-}
-
-/// `Mcp-Param-{Name}` headers for the properties of `input_schema` annotated with
-/// `x-mcp-header`, read from `arguments` at the property's exact path; absent and `null`
-/// values get no header.
-pub(super) fn param_headers(
-    input_schema: Option<&Value>,
-    arguments: Option<&Value>,
-) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let (Some(schema), Some(args)) = (input_schema, arguments) {
-        collect_param_headers(schema, args, &mut out);
-    }
-    out
-}
-
-fn collect_param_headers(schema: &Value, value: &Value, out: &mut Vec<(String, String)>) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    for (key, prop) in props {
-        let Some(v) = value.get(key) else { continue };
-        if let Some(name) = prop.get("x-mcp-header").and_then(Value::as_str) {
-            let text = match v {
-                Value::String(s) => Some(s.clone()),
-                Value::Bool(b) => Some(b.to_string()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
-            };
-            if let Some(text) = text {
-                out.push((
-                    format!("{}{name}", header::PARAM_PREFIX),
-                    header_value(&text),
-                ));
-            }
-        }
-        if v.is_object() {
-            collect_param_headers(prop, v, out);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sentinel_encoding_follows_the_spec_examples() {
-        assert_eq!(header_value("us-west1"), "us-west1");
-        assert_eq!(
-            header_value("Hello, 世界"),
-            "=?base64?SGVsbG8sIOS4lueVjA==?="
-        );
-        assert_eq!(header_value(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(header_value("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
-        assert_eq!(
-            header_value("=?base64?literal?="),
-            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
-        );
-        assert_eq!(header_value("get weather"), "get weather");
-    }
-
-    #[test]
-    fn param_headers_follow_annotated_paths() {
-        let schema = json!({"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"},
-            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
-            "flag": {"type": "boolean", "x-mcp-header": "Flag"},
-            "q": {"type": "string"}
-        }});
-        let args = json!({"region": "eu", "opts": {"n": 42}, "flag": null, "q": "x"});
-        let mut h = param_headers(Some(&schema), Some(&args));
-        h.sort();
-        assert_eq!(
-            h,
-            vec![
-                ("Mcp-Param-N".to_string(), "42".to_string()),
-                ("Mcp-Param-Region".to_string(), "eu".to_string())
-            ]
-        );
-    }
 }

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use super::dispatch::{self, Exchange};
+use super::dispatch;
+use super::exchange::Exchange;
 use super::execute::{After, execute};
 use super::http::{self, ReadResult, Request};
 use super::reply::{error_msg, json_reply, method_not_allowed};

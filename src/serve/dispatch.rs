@@ -7,28 +7,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::Shared;
+use super::exchange::{Exchange, Kind, client_label};
 use super::http::Request;
 use super::reply::{Reply, error_msg, json_reply};
 use super::{faults, v2025_11_25, v2026_07_28};
-use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{INITIALIZE_ERA_VERSIONS, code, header, meta};
-
-/// Facts about the exchange for the diagnostic record.
-#[derive(Default, Clone)]
-pub(crate) struct Exchange {
-    pub client: Option<String>,
-    pub protocol_version: Option<String>,
-    pub method: Option<String>,
-    pub id: Option<Value>,
-}
-
-/// Message kinds a POST body can hold.
-pub(crate) enum Kind {
-    Request,
-    Notification,
-    Response,
-}
 
 fn kind_of(msg: &Map<String, Value>) -> Option<Kind> {
     let has_method = msg.get("method").is_some_and(Value::is_string);
@@ -52,17 +36,6 @@ fn meta_of(msg: &Map<String, Value>) -> Option<&Map<String, Value>> {
 
 fn is_valid_id(id: &Value) -> bool {
     id.is_string() || id.as_i64().is_some() || id.as_u64().is_some()
-}
-
-/// `name@version` of a `clientInfo` object, sanitised for the record.
-pub(crate) fn client_label(info: Option<&Value>) -> Option<String> {
-    let info = info?;
-    let name = info.get("name")?.as_str()?;
-    let label = match info.get("version").and_then(Value::as_str) {
-        Some(v) => format!("{name}@{v}"),
-        None => name.to_string(),
-    };
-    Some(sanitize(&label))
 }
 
 /// Handles a POST to the MCP endpoint (the `post_no`-th POST).

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::call::CallCtx;
 use super::reply::{
     Reply, SseEnd, SsePlan, SseStep, accepted, decorate, deliver, error_msg, json_reply, priming,
     progress_msg, result_msg, text_reply,
 };
 use super::tools;
-use super::tools_call::CallCtx;
 use super::{Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::http::{JSON, TEXT_PLAIN, reason_phrase};

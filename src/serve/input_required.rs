@@ -9,9 +9,9 @@ use std::sync::{Arc, mpsc};
 use serde_json::{Map, Value, json};
 
 use super::Shared;
+use super::call::{CallCtx, Outcome, protocol_error};
 use super::reply::{AfterAnswer, Answer, Reply, SseEnd, SsePlan, SseStep, priming, result_msg};
 use super::tools::{self, Tool};
-use super::tools_call::{CallCtx, Outcome, protocol_error};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::code;
 

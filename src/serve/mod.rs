@@ -70,9 +70,11 @@
 //! # let _ = records;
 //! ```
 
+mod call;
 pub mod cli;
 mod connection;
 mod dispatch;
+mod exchange;
 mod execute;
 mod faults;
 mod http;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::Shared;
-use super::dispatch::{Exchange, Kind, client_label};
+use super::call::CallCtx;
+use super::exchange::{Exchange, Kind, client_label};
 use super::http::Request;
 use super::reply::{
     Reply, accepted, deliver, error_msg, json_reply, method_not_allowed, result_msg,
@@ -16,7 +17,7 @@ use super::reply::{
 };
 use super::state::Session;
 use super::tools;
-use super::tools_call::{CallCtx, tools_call};
+use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 

@@ -9,14 +9,15 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::Shared;
-use super::dispatch::{Exchange, Kind, client_label};
+use super::call::CallCtx;
+use super::exchange::{Exchange, Kind, client_label};
 use super::http::Request;
 use super::reply::{
     Reply, decorate_modern, deliver, error_msg, json_reply, result_msg, server_capabilities,
     server_instructions,
 };
 use super::tools;
-use super::tools_call::{CallCtx, tools_call};
+use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 

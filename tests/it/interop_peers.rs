@@ -206,7 +206,10 @@ fn typescript_sdk_v2_under_both_revisions() {
     }))
     .unwrap();
     let report = probe::run(&c).expect("peer reachable");
-    eprintln!("{}", probe::render_text(&report, Default::default()));
+    eprintln!(
+        "{}",
+        mcp_verdict::outputs::probe::render_text(&report, Default::default())
+    );
 
     // 2026-07-28: discover, list, calls; MRTR round trip for `confirm`.
     let run = report.run(M).unwrap();
@@ -355,7 +358,10 @@ fn server_everything_under_2025_11_25() {
         call("get-sum", json!({"a": 1, "b": 2})),
     ];
     let report = probe::run(&config(&peer.url, calls)).expect("peer reachable");
-    eprintln!("{}", probe::render_text(&report, Default::default()));
+    eprintln!(
+        "{}",
+        mcp_verdict::outputs::probe::render_text(&report, Default::default())
+    );
 
     let run = report.run(L).unwrap();
     assert_eq!(run.status, RunStatus::Probed);

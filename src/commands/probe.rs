@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
-use crate::probe::{self, CallSpec, ProbeConfig, ProbeError, Timeouts, render_text};
+use crate::outputs::probe::render_text;
+use crate::probe::{self, CallSpec, ProbeConfig, ProbeError, Timeouts};
 use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up

@@ -9,8 +9,8 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus, plan};
-use crate::outputs::{self, Style};
+use super::{self as outputs, Style};
+use crate::probe::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus};
 use crate::views::JudgementOut;
 use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::vocab::Protocol;
@@ -175,7 +175,7 @@ fn run_out(r: &RevisionRun) -> RunOut {
                     .and_then(Value::as_str)
                     .unwrap_or("?")
                     .to_string(),
-                read_only: plan::is_read_only(t),
+                read_only: crate::probe::plan::is_read_only(t),
             })
             .collect(),
         posts: r.post_count(),
@@ -274,7 +274,7 @@ fn diag_record(x: &CallExchange) -> DiagRecord {
     let mut r = crate::views::diag::record(&x.exchange, x.verdict(), Side::Probe);
     r.client = Some(sanitize(&format!(
         "{}@{}",
-        super::CLIENT_NAME,
+        crate::probe::CLIENT_NAME,
         env!("CARGO_PKG_VERSION")
     )));
     r.post_count = u64::from(x.call_posts);
