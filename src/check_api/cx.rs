@@ -238,11 +238,6 @@ impl<'a> Cx<'a> {
         self.result
     }
 
-    /// `error` of the message.
-    pub fn error(&self) -> Option<&'a Value> {
-        self.error
-    }
-
     /// The error code, when it is an integer.
     pub fn error_code(&self) -> Option<i64> {
         self.error?.get("code").and_then(as_integer)

@@ -5,6 +5,7 @@ mod check;
 mod classify;
 mod probe;
 mod rules_cmd;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -30,7 +31,7 @@ enum Command {
     /// List the rule table, or explain one rule with its citation.
     Rules(rules_cmd::RulesArgs),
     /// Run an MCP server on loopback that injects one fault scenario at a time.
-    Serve(crate::serve::cli::ServeArgs),
+    Serve(serve::ServeArgs),
     /// Judge exchange files against their expectations and report for CI (text, json, ndjson,
     /// markdown, junit, sarif, html).
     Check(check::CheckArgs),
@@ -103,7 +104,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Classify(a) => classify::run(a),
         Command::Rules(a) => rules_cmd::run(a),
-        Command::Serve(a) => crate::serve::cli::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Check(a) => check::run(a),
         Command::Probe(a) => probe::run(a),
     }

@@ -232,15 +232,6 @@ impl<'t> Verdict<'t> {
         }
         s
     }
-
-    /// The evaluation status of a rule by id.
-    pub fn status_of(&self, id: &str) -> Option<EvalStatus> {
-        let actives = self.table.active(self.protocol);
-        let i = actives
-            .iter()
-            .position(|a| self.table.rule_of(a).id == id)?;
-        self.evaluations.get(i).copied()
-    }
 }
 
 fn error_label(f: &Facts) -> String {

@@ -2,9 +2,11 @@
 //! judgement, a HAR report, a check run, a probe report, the rule table) or, for streams, a
 //! format the judging loop calls per record. A new format is one new file here.
 
+#[cfg(feature = "reports")]
 pub mod check;
 pub mod har;
 pub mod jsonl;
+#[cfg(feature = "probe")]
 pub mod probe;
 pub mod rules;
 mod style;

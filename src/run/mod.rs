@@ -4,6 +4,7 @@
 //! they are driven: one at a time, entry by entry, in parallel and in order, or in parallel
 //! against expectations.
 
+#[cfg(feature = "reports")]
 pub mod check;
 pub mod har;
 pub mod stream;

@@ -14,7 +14,7 @@ pub struct SchemaError {
     pub message: String,
 }
 
-/// Every error of `instance` against `validator`, shaped (see [`flatten_error`]).
+/// Every error of `instance` against `validator`, shaped (unions reported by their closest branch, see `flatten_error`).
 pub fn shape_errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<SchemaError> {
     let mut out = Vec::new();
     for e in validator.iter_errors(instance) {

@@ -178,7 +178,7 @@ impl FastValidator {
     }
 
     /// Whether `instance` is valid. `false` may also mean "not decided here" (an instance
-    /// nested past [`MAX_DEPTH`]); the caller then asks the full validator.
+    /// nested past the depth it follows); the caller then asks the full validator.
     pub fn is_valid(&self, instance: &Value) -> bool {
         self.valid(0, instance, 0)
     }

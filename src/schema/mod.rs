@@ -1,6 +1,6 @@
 //! The project's versioned JSON Schemas (`schemas/<revision>/mcp-tools-call.schema.json`),
 //! compiled once per revision and shared by every judgement, with a specialised validity check
-//! ([`fast`]) and the shaping of validator errors into findings ([`errors`]).
+//! ([`FastValidator`]) and the shaping of validator errors into findings ([`shape_errors`]).
 //!
 //! Formats are asserted: `byte` (base64, RFC 4648 standard alphabet) is checked by decoding,
 //! `uri` by the validator's own URI check. Without format assertion they would be annotations
@@ -56,7 +56,7 @@ impl RevisionSchemas {
         self.map.get(&key)
     }
 
-    /// The specialised validity check of `#/$defs/<name>` ([`crate::fast_schema`]), when the
+    /// The specialised validity check of `#/$defs/<name>` ([`FastValidator`]), when the
     /// definition keeps to its keyword subset.
     pub fn fast(&self, name: &str) -> Option<&FastValidator> {
         self.fast

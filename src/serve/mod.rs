@@ -71,7 +71,6 @@
 //! ```
 
 mod call;
-pub mod cli;
 mod connection;
 mod dispatch;
 mod exchange;
@@ -99,13 +98,14 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 pub use scenario::{Scenario, ScenarioParseError};
-pub use scenario_table::{SCENARIOS, ScenarioInfo};
+pub use scenario_table::{SCENARIOS, ScenarioInfo, render_list};
 
 use crate::views::diag::DiagRecord;
 use state::{Keys, Session};
 
 /// How request responses are framed when a scenario does not decide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ResponseMode {
     /// One `application/json` object per response.
     #[default]

@@ -319,7 +319,7 @@ pub(crate) fn scenario_info(name: &str) -> Option<&'static ScenarioInfo> {
 }
 
 /// Renders the scenario table for `serve --list`.
-pub(crate) fn render_list() -> String {
+pub fn render_list() -> String {
     let mut out = String::new();
     out.push_str(
         "Scenarios (mcp-verdict serve --scenario NAME[:PARAMS]). Faults apply to tools/call \

@@ -14,6 +14,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::wire::exchange::BodyEnd;
+
 /// Which tool wrote a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,7 +26,10 @@ pub enum Side {
     Probe,
 }
 
-/// How the HTTP response body (or SSE stream) ended.
+/// How the HTTP response body (or SSE stream) ended, as a diagnostic record tells it: the
+/// exchange's [`BodyEnd`] refined by what the writer or reader saw (a clean close before the
+/// final response, a deliberate stall). [`StreamEnd::of`] and [`StreamEnd::body_end`] are the
+/// one mapping between the two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StreamEnd {
@@ -40,6 +45,31 @@ pub enum StreamEnd {
     Timeout,
     /// The writer deliberately stopped sending without closing (stalled stream).
     Stall,
+}
+
+impl StreamEnd {
+    /// How a recorded body ended, as a record states it: the exchange's [`BodyEnd`], with a
+    /// clean close of a stream that had not delivered its response told apart as [`Eof`].
+    ///
+    /// [`Eof`]: StreamEnd::Eof
+    pub fn of(end: BodyEnd, stream_without_response: bool) -> StreamEnd {
+        match end {
+            BodyEnd::Reset => StreamEnd::Reset,
+            BodyEnd::Timeout => StreamEnd::Timeout,
+            BodyEnd::Complete if stream_without_response => StreamEnd::Eof,
+            BodyEnd::Complete => StreamEnd::Complete,
+        }
+    }
+
+    /// The exchange file's [`BodyEnd`] for this end: a clean close is a complete body, a
+    /// stall ends with the reader giving up.
+    pub fn body_end(self) -> BodyEnd {
+        match self {
+            StreamEnd::Complete | StreamEnd::Eof => BodyEnd::Complete,
+            StreamEnd::Reset => BodyEnd::Reset,
+            StreamEnd::Timeout | StreamEnd::Stall => BodyEnd::Timeout,
+        }
+    }
 }
 
 /// Who caused a repeated request, if any.
@@ -155,7 +185,6 @@ pub fn record(
     verdict: &crate::judge::Verdict<'_>,
     side: Side,
 ) -> DiagRecord {
-    use crate::wire::exchange::BodyEnd;
     let f = &verdict.facts;
     let mut r = DiagRecord::new(side);
     let info = ex
@@ -178,12 +207,7 @@ pub fn record(
         Some(s) => s.final_response,
         None => (200..300).contains(&f.http_status) && f.response_id.is_some(),
     };
-    r.stream_end = match ex.end {
-        BodyEnd::Reset => StreamEnd::Reset,
-        BodyEnd::Timeout => StreamEnd::Timeout,
-        BodyEnd::Complete if f.stream.is_some() && !r.final_response => StreamEnd::Eof,
-        BodyEnd::Complete => StreamEnd::Complete,
-    };
+    r.stream_end = StreamEnd::of(ex.end, f.stream.is_some() && !r.final_response);
     r.jsonrpc.id = f.request_id.clone();
     if let Some(e) = &f.error {
         r.jsonrpc.error_code = e.code;
@@ -424,6 +448,16 @@ fn sanitize_value_depth(value: &Value, depth: usize) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stream_ends_map_to_body_ends_and_back() {
+        for end in [BodyEnd::Complete, BodyEnd::Reset, BodyEnd::Timeout] {
+            assert_eq!(StreamEnd::of(end, false).body_end(), end);
+            assert_eq!(StreamEnd::of(end, true).body_end(), end);
+        }
+        assert_eq!(StreamEnd::of(BodyEnd::Complete, true), StreamEnd::Eof);
+        assert_eq!(StreamEnd::Stall.body_end(), BodyEnd::Timeout);
+    }
     use serde_json::json;
 
     #[test]

@@ -1,6 +1,7 @@
 //! Views: owned, serialisable forms of what the judge and the advice produced, prepared once
 //! for every output that shows them.
 
+#[cfg(any(feature = "serve", feature = "probe"))]
 pub mod diag;
 mod verdict;
 

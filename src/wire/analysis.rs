@@ -310,25 +310,6 @@ impl<'x> Analysis<'x> {
         }
     }
 
-    /// `result` of the message (only for a well-formed response: `result` without `error`).
-    pub fn result(&self) -> Option<&Value> {
-        let m = self.message()?;
-        if m.contains_key("error") {
-            return None;
-        }
-        m.get("result")
-    }
-
-    /// `error` of the message.
-    pub fn error(&self) -> Option<&Value> {
-        self.message()?.get("error")
-    }
-
-    /// The error code, when it is an integer.
-    pub fn error_code(&self) -> Option<i64> {
-        self.error()?.get("code").and_then(as_integer)
-    }
-
     /// The raw text of the response message (for checks that must see the text, e.g.
     /// repeated keys).
     pub fn message_text(&self) -> Option<&str> {

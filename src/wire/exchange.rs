@@ -301,6 +301,13 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// Starts building an exchange from its response: status, header fields and body bytes.
+    pub fn builder(status: u16, headers: Headers, body: impl Into<Vec<u8>>) -> ExchangeBuilder {
+        ExchangeBuilder {
+            ex: Exchange::new(None, status, headers, body.into()),
+        }
+    }
+
     /// A minimal exchange: a request body and a response.
     pub fn new(request_body: Option<Value>, status: u16, headers: Headers, body: Vec<u8>) -> Self {
         Exchange {
@@ -316,6 +323,75 @@ impl Exchange {
             tool: None,
             protocol: None,
         }
+    }
+}
+
+/// Builds an [`Exchange`] step by step, request side included.
+///
+/// ```
+/// use mcp_verdict::{BodyEnd, Exchange, Headers};
+/// use serde_json::json;
+///
+/// let ex = Exchange::builder(200, Headers::new([("Content-Type", "text/event-stream")]), b"data: {}\n\n")
+///     .request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}}))
+///     .request_headers(Headers::new([("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call")]))
+///     .end(BodyEnd::Reset)
+///     .build();
+/// assert_eq!(ex.request.headers.get("mcp-method"), Some("tools/call"));
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ExchangeBuilder {
+    ex: Exchange,
+}
+
+impl ExchangeBuilder {
+    /// The JSON-RPC message as sent (a request, or a notification without `id`).
+    pub fn request(mut self, body: Value) -> Self {
+        self.ex.request.body = Some(body);
+        self
+    }
+
+    /// The request's header fields (`MCP-Protocol-Version`, `Mcp-Method`, `Idempotency-Key`...).
+    pub fn request_headers(mut self, headers: Headers) -> Self {
+        self.ex.request.headers = headers;
+        self
+    }
+
+    /// The request's HTTP method and URL.
+    pub fn request_line(mut self, method: impl Into<String>, url: impl Into<String>) -> Self {
+        self.ex.request.method = Some(method.into());
+        self.ex.request.url = Some(url.into());
+        self
+    }
+
+    /// How the body ended (default: complete).
+    pub fn end(mut self, end: BodyEnd) -> Self {
+        self.ex.end = end;
+        self
+    }
+
+    /// The tool's definition from `tools/list` (output schema, annotations).
+    pub fn tool(mut self, tool: Value) -> Self {
+        self.ex.tool = Some(tool);
+        self
+    }
+
+    /// The revisions the recording names (used when the caller names none).
+    pub fn protocols(mut self, protocols: Vec<Protocol>) -> Self {
+        self.ex.protocol = Some(protocols);
+        self
+    }
+
+    /// A short name for reports.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.ex.name = Some(name.into());
+        self
+    }
+
+    /// The exchange.
+    pub fn build(self) -> Exchange {
+        self.ex
     }
 }
 

@@ -3,10 +3,10 @@
 //!
 //! NDJSON records carry a `record` tag:
 //! - `result`: one per (file, revision): `file`, `name`, then the fields of a
-//!   [`RevisionResult`](super::RevisionResult) (`protocol`, `status`, `expected`, `outcome`,
+//!   [`crate::run::check::RevisionResult`] (`protocol`, `status`, `expected`, `outcome`,
 //!   `diff`, `failures`, `findings`, ...);
 //! - `error`: one per file that could not be judged: `file` and the fields of an
-//!   [`InputError`](super::InputError);
+//!   [`crate::run::check::InputError`];
 //! - `stale`: one per stale baseline entry;
 //! - `summary`: last, the run's [`Summary`] and `exit_code`.
 

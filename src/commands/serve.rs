@@ -6,14 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::scenario_table::render_list;
-use super::{ResponseMode, Scenario, ServeConfig};
-use crate::vocab::Protocol;
+use crate::serve::{ResponseMode, Scenario, ServeConfig, render_list};
+use crate::vocab::{Protocol, exit};
 
 /// Run a fault-injecting MCP Streamable HTTP server (2025-11-25 and 2026-07-28
 /// on one endpoint) for testing client error handling.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Scenario to inject, as `NAME` or `NAME:PARAMS` (see --list).
     #[arg(long, value_name = "NAME[:PARAMS]", default_value = "baseline")]
     pub scenario: Scenario,
@@ -58,7 +57,7 @@ pub struct ServeArgs {
 }
 
 /// Runs `serve` until the process is interrupted.
-pub fn run(args: ServeArgs) -> ExitCode {
+pub(crate) fn run(args: ServeArgs) -> ExitCode {
     if args.list {
         print!("{}", render_list());
         return ExitCode::SUCCESS;
@@ -68,7 +67,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             "mcp-verdict serve: --path must start with '/' (got {:?})",
             args.path
         );
-        return ExitCode::from(2);
+        return ExitCode::from(exit::USAGE);
     }
     let config = ServeConfig {
         host: args.host,
@@ -83,7 +82,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         ..ServeConfig::default()
     };
     let scenario = config.scenario.to_string();
-    let handle = match super::start(config) {
+    let handle = match crate::serve::start(config) {
         Ok(h) => h,
         Err(e) => {
             let log = args
