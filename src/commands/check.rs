@@ -17,38 +17,7 @@ use crate::run::check::{
     self as report, Baseline, CheckOptions, FailOn, check_files, collect_files,
 };
 
-/// A report format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReportFormat {
-    /// For people at a terminal: failures with diffs, `file::$.path: message` lines, summary.
-    Text,
-    /// One JSON document (schema: schemas/check-report.schema.json).
-    Json,
-    /// One JSON record per line: per file and revision, then errors, stale entries, summary.
-    Ndjson,
-    /// GitHub job summary or PR comment.
-    Markdown,
-    /// JUnit XML: one test case per file and revision.
-    Junit,
-    /// SARIF 2.1.0 for code scanning.
-    Sarif,
-    /// One self-contained HTML page.
-    Html,
-}
-
-impl From<ReportFormat> for formats::Format {
-    fn from(f: ReportFormat) -> Self {
-        match f {
-            ReportFormat::Text => formats::Format::Text,
-            ReportFormat::Json => formats::Format::Json,
-            ReportFormat::Ndjson => formats::Format::Ndjson,
-            ReportFormat::Markdown => formats::Format::Markdown,
-            ReportFormat::Junit => formats::Format::Junit,
-            ReportFormat::Sarif => formats::Format::Sarif,
-            ReportFormat::Html => formats::Format::Html,
-        }
-    }
-}
+use formats::Format as ReportFormat;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOnArg {
@@ -284,7 +253,7 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
         };
         text_on_stdout |= *format == ReportFormat::Text && dest.is_none();
         let rendered = formats::render(
-            (*format).into(),
+            *format,
             &run,
             cov,
             TextOptions {

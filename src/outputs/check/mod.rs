@@ -13,18 +13,19 @@ use crate::run::check::{CheckRun, Coverage};
 
 /// The report formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
-    /// For people at a terminal.
+    /// For people at a terminal: failures with diffs, `file::$.path: message` lines, summary.
     Text,
-    /// One JSON document (`schemas/check-report.schema.json`).
+    /// One JSON document (schema: schemas/check-report.schema.json).
     Json,
-    /// One JSON record per line.
+    /// One JSON record per line: per file and revision, then errors, stale entries, summary.
     Ndjson,
-    /// A GitHub job summary or PR comment.
+    /// GitHub job summary or PR comment.
     Markdown,
-    /// JUnit XML.
+    /// JUnit XML: one test case per file and revision.
     Junit,
-    /// SARIF 2.1.0.
+    /// SARIF 2.1.0 for code scanning.
     Sarif,
     /// One self-contained HTML page.
     Html,
