@@ -5,39 +5,63 @@ use std::fmt::Write as _;
 use super::Style;
 use crate::rules::{Rule, RuleTable};
 
-/// Renders the rule list (one line per rule).
+/// Renders the rule list: one line per rule with its level, layer, effect and revisions; a
+/// rule whose level or effect differs between revisions gets one more line per difference.
 pub fn rule_list(table: &RuleTable, protocol: Option<crate::Protocol>, style: Style) -> String {
     let mut out = String::new();
     for r in table.rules() {
-        if let Some(p) = protocol
-            && !r.revisions.contains(&p)
-        {
-            continue;
+        // (level, effect) -> the revisions it holds under, in table order.
+        let mut groups: Vec<(String, String, Vec<&str>)> = Vec::new();
+        for &p in &r.revisions {
+            if protocol.is_some_and(|want| want != p) {
+                continue;
+            }
+            let Some(a) = table.active_rule(p, &r.id) else {
+                continue;
+            };
+            let (level, effect) = (a.level.as_ref().to_string(), effect(a));
+            match groups.iter_mut().find(|g| g.0 == level && g.1 == effect) {
+                Some(g) => g.2.push(p.as_str()),
+                None => groups.push((level, effect, vec![p.as_str()])),
+            }
         }
-        let revs: Vec<&str> = r.revisions.iter().map(|p| p.as_str()).collect();
-        let first = table
-            .active_rule(*r.revisions.first().expect("rules list revisions"), &r.id)
-            .expect("listed revisions are active");
-        let effect = effect(first);
-        let _ = writeln!(
-            out,
-            "{:<44} {:<11} {:<12} {:<24} {}",
-            style.bold(&r.id),
-            first.level.as_ref(),
-            r.layer.as_ref(),
-            effect,
-            style.dim(&revs.join(","))
-        );
+        for (i, (level, effect, revs)) in groups.iter().enumerate() {
+            let (id, layer) = if i == 0 {
+                (style.bold(&r.id), r.layer.as_ref())
+            } else {
+                (String::new(), "")
+            };
+            let _ = writeln!(
+                out,
+                "{:<44} {:<11} {:<12} {:<38} {}",
+                id,
+                level,
+                layer,
+                effect,
+                style.dim(&revs.join(","))
+            );
+        }
     }
     out
 }
 
+/// What a trigger does under one revision: the outcome it decides, the severity of the
+/// finding it makes, the default it applies.
 fn effect(a: &crate::rules::Active) -> String {
-    match (&a.outcome, a.severity, &a.default) {
-        (Some(o), _, _) => o.as_str().to_string(),
-        (None, Some(s), _) => format!("finding:{s}"),
-        (None, None, Some(d)) => format!("default:{}", d.field),
-        _ => "-".into(),
+    let mut parts = Vec::new();
+    if let Some(o) = a.outcome {
+        parts.push(o.as_str().to_string());
+    }
+    if let Some(s) = a.severity {
+        parts.push(format!("finding:{s}"));
+    }
+    if let Some(d) = &a.default {
+        parts.push(format!("default:{}", d.field));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join("+")
     }
 }
 

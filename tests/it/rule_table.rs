@@ -313,3 +313,48 @@ fn error_code_constants_are_the_codes_the_revision_profiles_name() {
         );
     }
 }
+
+#[test]
+fn the_rule_list_shows_level_and_effect_per_revision() {
+    let both =
+        GOOD.replace(
+            "revisions = [\"2026-07-28\"]",
+            "revisions = [\"2025-11-25\", \"2026-07-28\"]",
+        )
+        .replace(
+            "outcome = \"HTTP_ERROR\"\n",
+            "outcome = \"HTTP_ERROR\"\nseverity = \"error\"\n",
+        ) + "[rule.revision.\"2025-11-25\"]\nlevel = \"SHOULD\"\nseverity = \"warning\"\n";
+    let mut sources = vec![
+        (
+            "revisions.toml".to_string(),
+            include_str!("../../rules/revisions.toml").to_string(),
+        ),
+        (
+            "bands.toml".to_string(),
+            include_str!("../../rules/bands.toml").to_string(),
+        ),
+    ];
+    sources.push(("x.toml".into(), both));
+    let engine = Engine::from_sources(&sources).unwrap();
+    let text = mcp_verdict::outputs::rules::rule_list(engine.table(), None, Default::default());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with("x.one") && lines[0].contains("SHOULD"),
+        "{text}"
+    );
+    assert!(lines[0].contains("HTTP_ERROR+finding:warning") && lines[0].ends_with("2025-11-25"));
+    assert!(
+        lines[1].starts_with(' ') && lines[1].contains("MUST"),
+        "{text}"
+    );
+    assert!(lines[1].contains("HTTP_ERROR+finding:error") && lines[1].ends_with("2026-07-28"));
+    let only = mcp_verdict::outputs::rules::rule_list(
+        engine.table(),
+        Some(Protocol::V2026_07_28),
+        Default::default(),
+    );
+    assert_eq!(only.lines().count(), 1, "{only}");
+    assert!(only.contains("MUST") && !only.contains("SHOULD"), "{only}");
+}
