@@ -31,7 +31,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`vocab`] | outcomes, layers, severities, levels, revisions, `_meta` keys, header names, error codes, exit statuses |
-//! | [`wire`] | the exchange and its file format, SSE, the body read once ([`wire::analysis`]), retry hints |
+//! | [`wire`] | the exchange and its file format, SSE, the body read once ([`wire::analysis`]), retry hints, web origins |
 //! | [`schema`] | the compiled schemas of each revision, the fast validity check, error shaping |
 //! | [`rules`] | the rule table as data: rules, precedence bands, revision profiles, advice entries |
 //! | `check_api`, `checks` | what a check sees and says, and the checks themselves (crate-private) |

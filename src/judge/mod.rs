@@ -15,7 +15,7 @@ pub use facts::{ErrorFacts, Facts, StreamFacts};
 pub use judgement::{Difference, Judgement};
 pub use verdict::{EvalStatus, Finding, Verdict};
 
-use crate::check_api::{Cx, Eval};
+use crate::check_api::Cx;
 use crate::rules::{CheckSig, LoadError, RuleTable};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{header, meta};
@@ -191,7 +191,7 @@ pub fn evaluate<'t>(
         if !runnable.iter().any(|&r| usize::from(r) == i) {
             debug_assert_eq!(
                 (step.run)(&cx, &active.params),
-                Eval::NotApplicable,
+                crate::check_api::Eval::NotApplicable,
                 "check `{}` applies without what it declares it needs",
                 table.rule_of(active).check
             );
