@@ -113,7 +113,7 @@ pub(crate) fn handle_post(shared: &Arc<Shared>, req: &Request, post_no: u64) -> 
         && req.header(header::PROTOCOL_VERSION) == Some(Protocol::V2026_07_28.as_str());
 
     // A message that says it is 2026-07-28 is served as one, `initialize` included: that
-    // revision has no such method (404 with -32601).
+    // revision has no such method (404, method not found).
     let reply = if modern_by_meta || modern_by_header {
         v2026_07_28::handle(shared, req, msg, kind, &mut ex)
     } else if method == "initialize" && matches!(kind, Kind::Request) {
