@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::framing::kind;
 use crate::check_api::{Cx, Eval, Params};
-use crate::wire::analysis::ids_equal;
+use crate::wire::analysis::{as_integer, ids_equal};
 
 crate::check_api::declare_checks! {
     "jsonrpc_version" => jsonrpc_version, [], [], MESSAGE,
@@ -13,8 +13,10 @@ crate::check_api::declare_checks! {
         "the message has both or neither of `result` and `error`";
     "response_id_matches" => response_id_matches, [], [], MESSAGE,
         "the response `id` differs from the request `id` (type and value)";
-    "error_id_present" => error_id_present, [], [], ERROR,
-        "an error response answering a readable request has no `id` or `id: null`";
+    "error_id_present" => error_id_present, ["status"], [], ERROR,
+        "an error response answering a request whose id (a string or an integer) was readable has no `id` or `id: null` (an answer with HTTP `status` may have no `id`)";
+    "error_id_type" => error_id_type, [], [], ERROR,
+        "an error response's `id` is present and neither a string nor an integer";
     "is_error_response" => is_error_response, [], [], MESSAGE,
         "the response carries `error`";
     "error_code_range" => error_code_range, ["min", "max", "codes"], ["min", "max"], ERROR,
@@ -109,24 +111,63 @@ fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
-fn error_id_present(cx: &Cx<'_>, _: &Params) -> Eval {
+/// Whether a value is a JSON-RPC id as MCP's `RequestId` defines it: a string or an integer.
+fn is_request_id(v: &Value) -> bool {
+    v.is_string() || v.is_u64() || as_integer(v).is_some()
+}
+
+fn error_id_present(cx: &Cx<'_>, p: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
     }
     let mm = cx.members();
-    if mm.error.is_none() || mm.result.is_some() || cx.an.req.id.is_none() {
+    if mm.error.is_none() || mm.result.is_some() {
         return Eval::NotApplicable;
     }
+    // An unreadable (or absent) request id may not be echoed.
+    let Some(want) = cx.an.req.id.filter(|v| is_request_id(v)) else {
+        return Eval::NotApplicable;
+    };
     match mm.id {
+        // A refusal before the request is read (an invalid Origin) may have no id.
+        None if p.status == Some(cx.an.status()) => Eval::NotApplicable,
         None => Eval::hit(
             "/id",
-            "the error response has no `id`, although the request's id was readable",
+            format!(
+                "the error response has no `id`, although the request's id {} was readable",
+                show_id(want)
+            ),
         ),
         Some(Value::Null) => Eval::hit(
             "/id",
-            "the error response has `id: null`; MCP omits the id only when it could not be read, and the request's id was readable",
+            format!(
+                "the error response has `id: null`, although the request's id {} was readable; MCP omits the id only when it could not be read, and null is no id (a RequestId is a string or an integer)",
+                show_id(want)
+            ),
         ),
+        // Another value is judged by `response_id_matches` (and its type by `error_id_type`).
         Some(_) => Eval::Pass,
+    }
+}
+
+fn error_id_type(cx: &Cx<'_>, _: &Params) -> Eval {
+    if response(cx).is_none() {
+        return Eval::NotApplicable;
+    }
+    let mm = cx.members();
+    if mm.error.is_none() || mm.result.is_some() {
+        return Eval::NotApplicable;
+    }
+    match mm.id {
+        None => Eval::NotApplicable,
+        Some(id) if is_request_id(id) => Eval::Pass,
+        Some(id) => Eval::hit(
+            "/id",
+            format!(
+                "the error response's `id` is {}; a RequestId is a string or an integer, and an error response without a readable request id omits it",
+                show_id(id)
+            ),
+        ),
     }
 }
 

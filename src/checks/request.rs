@@ -5,6 +5,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::vocab::protocol::header;
 
 crate::check_api::declare_checks! {
     "request_version_header" => request_version_header, [], [], REQUEST,
@@ -22,16 +23,26 @@ fn request_version_header(cx: &Cx<'_>, _: &Params) -> Eval {
     if !modern_request(cx) || cx.an.req.is_notification {
         return Eval::NotApplicable;
     }
+    match version_header_problem(cx) {
+        Some(problem) => Eval::hit("", problem),
+        None => Eval::Pass,
+    }
+}
+
+/// What is wrong with the request's `MCP-Protocol-Version` header: missing, or different from
+/// its `_meta` protocolVersion (`None`: nothing).
+pub(crate) fn version_header_problem(cx: &Cx<'_>) -> Option<String> {
     let req = &cx.an.req;
     match (req.header_version, req.meta_version) {
-        (None, _) => Eval::hit("", "the request has no MCP-Protocol-Version header"),
-        (Some(h), Some(m)) if h != m => Eval::hit(
-            "",
-            format!(
-                "the request's MCP-Protocol-Version header ({h}) differs from its _meta protocolVersion ({m})"
-            ),
-        ),
-        _ => Eval::Pass,
+        (None, _) => Some(format!(
+            "the request has no {} header",
+            header::PROTOCOL_VERSION
+        )),
+        (Some(h), Some(m)) if h != m => Some(format!(
+            "the request's {} header ({h}) differs from its _meta protocolVersion ({m})",
+            header::PROTOCOL_VERSION
+        )),
+        _ => None,
     }
 }
 
@@ -48,15 +59,26 @@ fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
     if !modern_request(cx) || cx.an.req.is_notification {
         return Eval::NotApplicable;
     }
+    Eval::from_hits(
+        standard_header_problems(cx)
+            .into_iter()
+            .map(|p| Hit::new("", p))
+            .collect(),
+    )
+}
+
+/// What is wrong with the request's `Mcp-Method` and `Mcp-Name` headers: missing, or
+/// different from the body (a Base64 sentinel value is decoded first).
+pub(crate) fn standard_header_problems(cx: &Cx<'_>) -> Vec<String> {
     let headers = &cx.an.ex.request.headers;
     let req = &cx.an.req;
-    let mut hits = Vec::new();
+    let mut problems = Vec::new();
     let method = req.method.unwrap_or_default();
-    match headers.get("Mcp-Method") {
-        None => hits.push(Hit::new("", "the request has no Mcp-Method header")),
-        Some(h) if h.trim() != method => hits.push(Hit::new(
-            "",
-            format!("the request's Mcp-Method header ({h}) differs from its method ({method})"),
+    match headers.get(header::METHOD) {
+        None => problems.push(format!("the request has no {} header", header::METHOD)),
+        Some(h) if h.trim() != method => problems.push(format!(
+            "the request's {} header ({h}) differs from its method ({method})",
+            header::METHOD
         )),
         _ => {}
     }
@@ -65,10 +87,10 @@ fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
         .and_then(|p| p.get("name").or_else(|| p.get("uri")))
         .and_then(Value::as_str);
     if matches!(method, "tools/call" | "resources/read" | "prompts/get") {
-        match (headers.get("Mcp-Name"), name) {
-            (None, _) => hits.push(Hit::new(
-                "",
-                format!("the {method} request has no Mcp-Name header"),
+        match (headers.get(header::NAME), name) {
+            (None, _) => problems.push(format!(
+                "the {method} request has no {} header",
+                header::NAME
             )),
             (Some(h), Some(n)) => {
                 let h = h.trim();
@@ -77,18 +99,16 @@ fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
                     None => h == n,
                 };
                 if !same {
-                    hits.push(Hit::new(
-                        "",
-                        format!(
-                            "the request's Mcp-Name header ({h}) differs from params.name ({n})"
-                        ),
+                    problems.push(format!(
+                        "the request's {} header ({h}) differs from params.name ({n})",
+                        header::NAME
                     ));
                 }
             }
             _ => {}
         }
     }
-    Eval::from_hits(hits)
+    problems
 }
 
 #[cfg(test)]

@@ -1,10 +1,13 @@
-//! HTTP-level checks: status, Content-Type branching, bodiless answers, notifications.
+//! HTTP-level checks: status, Content-Type branching, bodiless answers, notifications, the
+//! header validation servers enforce, Origin validation and session ids.
 
-use crate::check_api::{Cx, Eval, Params};
+use super::request::{standard_header_problems, version_header_problem};
+use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::vocab::http::reason_phrase;
-use crate::vocab::protocol::meta;
+use crate::vocab::protocol::{header, meta};
 use crate::wire::analysis::{Body, Media};
 use crate::wire::excerpt;
+use crate::wire::origin::WebOrigin;
 
 crate::check_api::declare_checks! {
     "status_not_2xx" => status_not_2xx, [], [], NONE,
@@ -21,6 +24,16 @@ crate::check_api::declare_checks! {
         "the request was a notification and the server answered 2xx";
     "notification_no_body" => notification_no_body, [], [], NOTIFICATION,
         "a notification was accepted with a status other than 202 or with a body";
+    "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status", "codes"], ["code", "status"], REQUEST,
+        "a 2xx answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body; an error response with one of `codes` is left to the status pairings";
+    "version_header_required" => version_header_required, ["code", "status", "codes"], ["code", "status"], REQUEST,
+        "a 2xx answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header; an error response with one of `codes` is left to the status pairings";
+    "origin_rejected" => origin_rejected, ["status"], ["status"], NONE,
+        "a 2xx answered a request whose Origin header is not the origin of `request.url` (`status` is the rejection)";
+    "session_id_sent" => session_id_sent, [], [], NONE,
+        "the response carries an MCP-Session-Id header (minted, or echoed from the request)";
+    "session_ended" => session_ended, ["status"], ["status"], NONE,
+        "a request carrying MCP-Session-Id was answered with HTTP `status`";
 }
 
 fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -171,4 +184,136 @@ fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
             ),
         )
     }
+}
+
+/// Whether the server served a request (a 2xx to a recorded request that is not a
+/// notification) rather than rejecting it with an error whose status the pairings judge.
+fn served_request(cx: &Cx<'_>, p: &Params) -> bool {
+    let req = &cx.an.req;
+    req.body.is_some()
+        && req.method.is_some()
+        && !req.is_notification
+        && cx.an.is_2xx()
+        && !cx.error_code().is_some_and(|c| p.codes.contains(&c))
+}
+
+fn header_mismatch_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(code), Some(status)) = (p.code, p.status) else {
+        return Eval::NotApplicable;
+    };
+    if !served_request(cx, p) {
+        return Eval::NotApplicable;
+    }
+    // Without the version header `version_header_required` judges the request.
+    let Some(version) = cx.an.req.header_version else {
+        return Eval::NotApplicable;
+    };
+    let mut problems: Vec<String> = version_header_problem(cx).into_iter().collect();
+    // The standard headers are required of requests of this revision only.
+    if version == cx.protocol.as_str() {
+        problems.extend(standard_header_problems(cx));
+    }
+    let s = cx.an.status();
+    Eval::from_hits(
+        problems
+            .into_iter()
+            .map(|problem| {
+                Hit::new(
+                    "",
+                    format!(
+                        "{problem}, yet the server answered HTTP {s} instead of rejecting it with HTTP {status} and error {code}"
+                    ),
+                )
+            })
+            .collect(),
+    )
+}
+
+fn version_header_required(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(code), Some(status)) = (p.code, p.status) else {
+        return Eval::NotApplicable;
+    };
+    // A request without `_meta` protocolVersion is judged by the `_meta` rules.
+    if !served_request(cx, p) || cx.an.req.meta_version.is_none() {
+        return Eval::NotApplicable;
+    }
+    if cx.an.req.header_version.is_some() {
+        return Eval::Pass;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request has no {} header, yet the server answered HTTP {}; unless it serves clients of revisions that predate the header (and read the request as one of theirs), it must reject it with HTTP {status} and error {code}",
+            header::PROTOCOL_VERSION,
+            cx.an.status()
+        ),
+    )
+}
+
+fn origin_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(status) = p.status else {
+        return Eval::NotApplicable;
+    };
+    let request = &cx.an.ex.request;
+    let Some(value) = request.headers.get(header::ORIGIN) else {
+        return Eval::NotApplicable;
+    };
+    let Some(endpoint) = request.url.as_deref().and_then(WebOrigin::of_url) else {
+        return Eval::NotApplicable;
+    };
+    if WebOrigin::of_header(value).as_ref() == Some(&endpoint) || cx.an.status() == status {
+        return Eval::Pass;
+    }
+    if !cx.an.is_2xx() {
+        return Eval::NotApplicable;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request's {} ({}) is not the endpoint's origin ({endpoint}), yet the server answered HTTP {}; a server that finds an Origin invalid must answer HTTP {status}",
+            header::ORIGIN,
+            value.trim(),
+            cx.an.status()
+        ),
+    )
+}
+
+fn session_id_sent(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(sent) = cx.an.ex.response_headers.get(header::SESSION_ID) else {
+        return Eval::Pass;
+    };
+    let sent = sent.trim();
+    let how = match cx.an.ex.request.headers.get(header::SESSION_ID) {
+        Some(asked) if asked.trim() == sent => "echoes the request's",
+        _ => "mints",
+    };
+    Eval::hit(
+        "",
+        format!(
+            "the response {how} {}: {}",
+            header::SESSION_ID,
+            excerpt(sent.as_bytes(), 80)
+        ),
+    )
+}
+
+fn session_ended(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(status) = p.status else {
+        return Eval::NotApplicable;
+    };
+    let Some(session) = cx.an.ex.request.headers.get(header::SESSION_ID) else {
+        return Eval::NotApplicable;
+    };
+    if cx.an.status() != status {
+        return Eval::Pass;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "HTTP {status} {} to a request carrying {} {}: the session has ended; start a new one with initialize",
+            reason_phrase(status),
+            header::SESSION_ID,
+            excerpt(session.trim().as_bytes(), 80)
+        ),
+    )
 }

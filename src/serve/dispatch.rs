@@ -1,6 +1,7 @@
 //! Dispatch of a POST body: the per-POST faults first, then the JSON-RPC envelope checks, then
-//! the choice of revision for the message (2026-07-28 by `_meta` or header, 2025-11-25 for
-//! `initialize` and session traffic). Also the exchange facts the diagnostic record carries.
+//! the choice of revision for the message (2026-07-28 by `_meta` or header, `initialize`
+//! included; 2025-11-25 for other `initialize` requests and session traffic). Also the
+//! exchange facts the diagnostic record carries.
 
 use std::sync::Arc;
 
@@ -111,10 +112,12 @@ pub(crate) fn handle_post(shared: &Arc<Shared>, req: &Request, post_no: u64) -> 
     let modern_by_header = session_hdr.is_none()
         && req.header(header::PROTOCOL_VERSION) == Some(Protocol::V2026_07_28.as_str());
 
-    let reply = if method == "initialize" && matches!(kind, Kind::Request) {
-        v2025_11_25::initialize(shared, msg, &mut ex)
-    } else if modern_by_meta || modern_by_header {
+    // A message that says it is 2026-07-28 is served as one, `initialize` included: that
+    // revision has no such method (404, method not found).
+    let reply = if modern_by_meta || modern_by_header {
         v2026_07_28::handle(shared, req, msg, kind, &mut ex)
+    } else if method == "initialize" && matches!(kind, Kind::Request) {
+        v2025_11_25::initialize(shared, msg, &mut ex)
     } else {
         v2025_11_25::handle(shared, req, msg, kind, session_hdr, &mut ex)
     };

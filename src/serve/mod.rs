@@ -16,10 +16,14 @@
 //!   origin (or one of [`ServeConfig::allowed_origins`]) gets `403` with a JSON-RPC
 //!   error without `id`. GET gets `405`; DELETE terminates a 2025-11-25 session
 //!   (`404` if unknown, `405` without `MCP-Session-Id`).
-//! - **2026-07-28 validation order** (the spec leaves it open): required `_meta`
-//!   fields (`400` + `-32602`), protocol version (`400` + `-32022`), standard
-//!   headers `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` (`400` + `-32020`),
-//!   method (`404` + `-32601`), then client capabilities (`400` + `-32021`).
+//! - **2026-07-28 validation order** (the spec leaves it open; this is the order
+//!   the official conformance suite expects): required `_meta` fields (`400` +
+//!   `-32602`), standard headers `MCP-Protocol-Version` / `Mcp-Method` /
+//!   `Mcp-Name` against the body (`400` + `-32020`, so a header version that
+//!   contradicts `_meta` is a mismatch even when `_meta` names an unsupported
+//!   version), protocol version (`400` + `-32022`), method (`404` + `-32601`;
+//!   `initialize` under 2026-07-28 too), then client capabilities (`400` +
+//!   `-32021`).
 //!   Other JSON-RPC errors (unknown tool, malformed `tools/call` params, a
 //!   rejected `requestState`) go out with HTTP 200.
 //! - **Confirmation** (`confirm_action`, and every tool under the

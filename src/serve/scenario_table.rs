@@ -74,7 +74,9 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "JSONRPC_ERROR",
         verdict_modern: "JSONRPC_ERROR (a code that 2026-07-28 pins to HTTP 400 also draws an \
-                         error finding, e.g. transport.http.400-header-mismatch for -32020)",
+                         error finding, e.g. transport.http.400-header-mismatch for -32020; a code \
+                         the revision does not define inside JSON-RPC's reserved range draws \
+                         a finding too)",
     },
     ScenarioInfo {
         name: "tool_error",

@@ -1,7 +1,7 @@
 //! The 2026-07-28 dialogue: stateless requests carrying their revision and client
-//! capabilities in `params._meta`, validated in a fixed order (required `_meta` fields,
-//! protocol version, the standard headers against the body, method), then `server/discover`,
-//! `tools/list` and `tools/call`.
+//! capabilities in `params._meta`, validated in a fixed order (required `_meta` fields, the
+//! standard headers against the body, protocol version, method: `initialize` is unknown here),
+//! then `server/discover`, `tools/list` and `tools/call`.
 
 use std::sync::Arc;
 
@@ -105,21 +105,23 @@ pub(crate) fn handle(
     ex.protocol_version = Some(version.to_string());
     ex.client = client_label(req_meta.and_then(|m| m.get(meta::CLIENT_INFO)));
 
-    if version != Protocol::V2026_07_28.as_str() {
-        let m = error_msg(
-            Some(id),
-            code::UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-            Some(json!({"supported": supported_versions(), "requested": version})),
-        );
-        return json_reply(400, m, Vec::new());
-    }
+    // Headers against the body first: a header version that contradicts `_meta` is a header
+    // mismatch, whichever of the two names a version this server supports.
     if let Err(why) = check_headers(req, method, version, params) {
         let m = error_msg(
             Some(id),
             code::HEADER_MISMATCH,
             &format!("Header mismatch: {why}"),
             None,
+        );
+        return json_reply(400, m, Vec::new());
+    }
+    if version != Protocol::V2026_07_28.as_str() {
+        let m = error_msg(
+            Some(id),
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            Some(json!({"supported": supported_versions(), "requested": version})),
         );
         return json_reply(400, m, Vec::new());
     }

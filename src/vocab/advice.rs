@@ -45,6 +45,9 @@ pub enum RetryAction {
     DeclareCapabilityThenRetry,
     /// The endpoint is legacy or not MCP: fall back to `initialize` (or HTTP+SSE).
     FallBackToLegacy,
+    /// The session ended: start a new one with `initialize` (without the session id), then
+    /// send the call again in it (2025-11-25).
+    StartNewSession,
     /// Authenticate (refresh the token), then retry.
     Authenticate,
     /// Do not retry automatically.

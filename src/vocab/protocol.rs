@@ -97,6 +97,8 @@ pub mod header {
     pub const SESSION_ID: &str = "MCP-Session-Id";
     /// The prefix of the headers that mirror tool parameters (2026-07-28).
     pub const PARAM_PREFIX: &str = "Mcp-Param-";
+    /// The origin of the page that sent the request (RFC 6454), which servers must validate.
+    pub const ORIGIN: &str = "Origin";
 }
 
 /// JSON-RPC error codes: JSON-RPC 2.0's own and those MCP revisions define. Which names a

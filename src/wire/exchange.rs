@@ -169,10 +169,12 @@ pub struct RecordedRequest {
     /// HTTP method; POST when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
-    /// The MCP endpoint URL, if recorded.
+    /// The MCP endpoint URL, if recorded; its scheme, host and port are the endpoint's origin,
+    /// which an `Origin` request header is compared with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Request header fields (e.g. `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
+    /// Request header fields (e.g. `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+    /// `MCP-Session-Id`, `Origin`).
     #[serde(default, skip_serializing_if = "Headers::is_empty")]
     pub headers: Headers,
     /// The JSON-RPC message as sent (a request, or a notification without `id`).

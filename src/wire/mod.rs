@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod exchange;
 pub mod hints;
 pub(crate) mod jsondup;
+pub mod origin;
 pub mod sse;
 pub(crate) mod utf8;
 

@@ -149,3 +149,44 @@ fn every_verdict_carries_advice_in_json() {
     assert_eq!(out["verdicts"][0]["retry"]["action"], "retry");
     assert_eq!(out["verdicts"][0]["retry"]["backoff_ms"], json!([200, 400]));
 }
+
+#[test]
+fn a_2025_404_in_a_session_starts_a_new_session() {
+    let not_found = || {
+        json_body(
+            404,
+            json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Session not found"}}),
+            json!({}),
+        )
+    };
+    let f = exchange(
+        "2025-11-25",
+        not_found(),
+        Some(READ_ONLY),
+        json!({"MCP-Session-Id": "1868a90c"}),
+    );
+    let a = advice(&f, Protocol::V2025_11_25);
+    assert_eq!(a.action, RetryAction::StartNewSession, "{a:?}");
+    assert!(!a.replay, "{a:?}");
+    assert!(
+        a.cites.iter().any(|c| c.id == "transport.http.404-session"
+            && c.url.ends_with("basic/transports#session-management")),
+        "{a:?}"
+    );
+    // Without a session id the 404 is no ended session; under 2026-07-28 there are none.
+    let f = exchange("2025-11-25", not_found(), Some(READ_ONLY), json!({}));
+    assert_eq!(
+        advice(&f, Protocol::V2025_11_25).action,
+        RetryAction::DoNotRetry
+    );
+    let f = exchange(
+        "2026-07-28",
+        not_found(),
+        Some(READ_ONLY),
+        json!({"MCP-Session-Id": "1868a90c"}),
+    );
+    assert_ne!(
+        advice(&f, Protocol::V2026_07_28).action,
+        RetryAction::StartNewSession
+    );
+}

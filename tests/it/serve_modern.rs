@@ -283,6 +283,19 @@ fn header_and_meta_pairings() {
     b["params"].as_object_mut().unwrap().remove("_meta");
     assert_error(&post(a, &good_h, &b), 400, -32602, Some(json!(5)));
 
+    // A header version contradicting _meta is a header mismatch even when _meta names a
+    // version the server does not support: -32020, not -32022.
+    let mut b = good_b.clone();
+    b["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+    let v = assert_error(&post(a, &good_h, &b), 400, -32020, Some(json!(5)));
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("MCP-Protocol-Version"),
+        "{v}"
+    );
+
     // Unsupported version: 400 + -32022 with data.
     let mut b = good_b.clone();
     b["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
@@ -297,6 +310,13 @@ fn header_and_meta_pairings() {
     let r = post(a, &modern_headers("prompts/list", None), &body);
     let v = assert_error(&r, 404, -32601, Some(json!(6)));
     schema_check(MODERN, "MethodNotFoundError", &v["error"]);
+
+    // initialize is no method of 2026-07-28: 404 + -32601, the request's id echoed.
+    let body = json!({"jsonrpc":"2.0","id":500,"method":"initialize","params":{"_meta": modern_meta(json!({}))}});
+    let r = post(a, &modern_headers("initialize", None), &body);
+    let v = assert_error(&r, 404, -32601, Some(json!(500)));
+    schema_check(MODERN, "MethodNotFoundError", &v["error"]);
+    assert!(r.header("mcp-session-id").is_none());
 
     // Missing capability: 400 + -32021 with data.requiredCapabilities.
     let r = modern_call(
