@@ -172,6 +172,14 @@ mod tests {
         assert!(modern.message("elicitation/create").is_none());
         assert!(!modern.defines_server_requests());
         for rev in [legacy, modern] {
+            for m in ["notifications/progress", "notifications/message"] {
+                let def = &rev.message(m).unwrap().def;
+                assert!(
+                    rev.fast(def).is_some(),
+                    "{def} has no fast check: {:?}",
+                    FastValidator::compile(&rev.root, def).err()
+                );
+            }
             assert!(rev.message("tools/call").is_none());
             for m in rev.messages.values() {
                 assert!(rev.def(&m.def).is_some(), "{}", m.def);
