@@ -10,6 +10,7 @@ mod request;
 mod result;
 mod schema;
 mod stream;
+mod stream_messages;
 mod transport;
 
 use crate::check_api::CheckDef;
@@ -23,6 +24,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     result::CHECKS,
     mrtr::CHECKS,
     stream::CHECKS,
+    stream_messages::CHECKS,
     request::CHECKS,
 ];
 

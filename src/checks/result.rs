@@ -20,6 +20,8 @@ crate::check_api::declare_checks! {
         "`resultType` equals `value` and is recognised";
     "task_result" => task_result, [], [], RESULT,
         "a task-augmented request was answered with a task handle (2025-11-25 `CreateTaskResult`)";
+    "task_status_is" => task_status_is, ["value"], ["value"], RESULT,
+        "a task handle's `task.status` is not `value` (the status a task begins in)";
     "is_error_absent" => is_error_absent, [], [], RESULT,
         "a final tool result has no `isError` member";
     "is_error_true" => is_error_true, [], [], RESULT,
@@ -148,6 +150,25 @@ fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
         Eval::triggered()
     } else {
         Eval::Pass
+    }
+}
+
+fn task_status_is(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(want), Some(task)) = (p.value.as_deref(), cx.result_if(&ResultKind::Task)) else {
+        return Eval::NotApplicable;
+    };
+    // A missing or non-string status is a schema error, judged by the task result's shape.
+    match task
+        .get("task")
+        .and_then(|t| t.get("status"))
+        .and_then(Value::as_str)
+    {
+        Some(s) if s == want => Eval::Pass,
+        Some(s) => Eval::hit(
+            "/result/task/status",
+            format!("the task was created with status \"{s}\"; a task begins as \"{want}\""),
+        ),
+        None => Eval::NotApplicable,
     }
 }
 

@@ -1,10 +1,12 @@
 //! Streamable HTTP checks on SSE response streams: malformed events, a stream that ends
-//! before its response, what may precede the response, and what must not follow it.
+//! before its response, what stands in the response's place, event ids and reconnection, what
+//! may precede the response, and what must not follow it. What the messages themselves say is
+//! judged in `stream_messages`.
 
 use serde_json::Value;
 
 use crate::check_api::{Cx, Eval, Hit, Params};
-use crate::wire::analysis::{Body, MessageKind, Stream, StreamMessage, ids_equal};
+use crate::wire::analysis::{Body, MessageKind, Stream, ids_equal};
 use crate::wire::excerpt;
 use crate::wire::exchange::BodyEnd;
 
@@ -14,7 +16,13 @@ crate::check_api::declare_checks! {
     "sse_message_shape" => sse_message_shape, [], [], STREAM,
         "an SSE event carries JSON that is not a JSON-RPC message";
     "sse_final_response" => sse_final_response, ["resumable"], ["resumable"], STREAM,
-        "the SSE stream ended before a response with the request's id";
+        "the SSE stream ended before a response with the request's id (or a message in its place)";
+    "sse_response_object" => sse_response_object, [], [], STREAM,
+        "the message that ends the stream in the response's place is a JSON array (a batch) or a primitive";
+    "sse_event_ids_unique" => sse_event_ids_unique, [], [], STREAM,
+        "two events (or priming blocks) of the SSE stream carry the same event id";
+    "sse_retry_before_close" => sse_retry_before_close, [], [], STREAM,
+        "the server closed a stream it left resumable (an event id, no response) without a `retry` field";
     "body_cut_off" => body_cut_off, [], [], NONE,
         "a JSON body ended early (reset or timeout) and does not parse";
     "sse_server_request" => sse_server_request, [], [], STREAM,
@@ -23,14 +31,6 @@ crate::check_api::declare_checks! {
         "the SSE stream carries a response other than the final one (another id, or a repeat)";
     "sse_after_final" => sse_after_final, [], [], STREAM,
         "events follow the final response on the SSE stream";
-    "sse_progress" => sse_progress, [], [], STREAM,
-        "a progress notification with another token, without a requested token, not increasing, or after the response";
-    "sse_log_without_level" => sse_log_without_level, [], [], STREAM,
-        "a log message notification on a request that set no log level";
-    "sse_notification_method" => sse_notification_method, ["names"], ["names"], STREAM,
-        "a notification whose method is one of `names` is on the stream";
-    "sse_unrelated_notification" => sse_unrelated_notification, ["names"], ["names"], STREAM,
-        "a notification whose method is not one of `names` (the request-related ones) is on the stream";
     "sse_accel_buffering" => sse_accel_buffering, [], [], STREAM,
         "an SSE response lacks `X-Accel-Buffering: no`";
     "sse_priming_event" => sse_priming_event, [], [], STREAM,
@@ -39,7 +39,8 @@ crate::check_api::declare_checks! {
         "a 400/404/405 whose body is not a recognised modern JSON-RPC error (one of `codes`)";
 }
 
-fn stream<'a>(cx: &'a Cx<'_>) -> Option<&'a Stream> {
+/// The stream of a 2xx answer to a request, when the body is one.
+pub(super) fn stream<'a>(cx: &'a Cx<'_>) -> Option<&'a Stream> {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() {
         return None;
     }
@@ -72,11 +73,14 @@ fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
+    // The message in the response's place is judged as the response (`sse_response_object`
+    // and the envelope rules), as the same bytes in a JSON body would be.
     let hits: Vec<Hit> = s
         .messages
         .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Other))
-        .map(|m| {
+        .enumerate()
+        .filter(|(i, m)| matches!(m.kind, MessageKind::Other) && Some(*i) != s.final_index)
+        .map(|(_, m)| {
             let what = m.value.as_ref().map_or("value", |v| match v {
                 Value::Object(_) => "object without `method`, `result` or `error`",
                 Value::Array(_) => "array (a batch)",
@@ -118,12 +122,23 @@ fn sse_final_response(cx: &Cx<'_>, p: &Params) -> Eval {
     if s.final_index.is_some() {
         return Eval::Pass;
     }
-    let events = s.messages.len();
-    let mut msg = format!(
-        "{} after {events} event(s) and before the response to this request arrived",
-        ended(cx, s)
-    );
-    if events == 0 && s.parsed.skipped_empty.is_empty() {
+    let mut msg = if s.parsed.len == 0 {
+        format!(
+            "{} before the server sent anything on the stream (0 bytes), so no response arrived",
+            ended(cx, s)
+        )
+    } else {
+        format!(
+            "{} {} and before the response to this request arrived",
+            ended(cx, s),
+            carried(s)
+        )
+    };
+    if s.messages.is_empty()
+        && s.parsed.skipped_empty.is_empty()
+        && s.parsed.comments == 0
+        && !cx.an.ex.body.is_empty()
+    {
         msg.push_str(&format!(
             "; the body carried no SSE events at all and starts: {}",
             excerpt(&cx.an.ex.body, 100)
@@ -146,6 +161,136 @@ fn sse_final_response(cx: &Cx<'_>, p: &Params) -> Eval {
         );
     }
     Eval::hit("", msg)
+}
+
+/// What a stream carried, for messages: `after 2 event(s) (1 block without data (e.g. a
+/// priming event); 3 comment line(s); last event id "7")`.
+fn carried(s: &Stream) -> String {
+    let mut also = Vec::new();
+    match s.parsed.skipped_empty.len() {
+        0 => {}
+        1 => also.push("1 block without data (e.g. a priming event)".to_string()),
+        n => also.push(format!("{n} blocks without data (e.g. priming events)")),
+    }
+    if s.parsed.comments > 0 {
+        also.push(format!("{} comment line(s)", s.parsed.comments));
+    }
+    if !s.parsed.last_event_id.is_empty() {
+        also.push(format!("last event id {:?}", s.parsed.last_event_id));
+    }
+    let mut out = format!("after {} event(s)", s.messages.len());
+    if !also.is_empty() {
+        out.push_str(&format!(" ({})", also.join("; ")));
+    }
+    out
+}
+
+fn sse_response_object(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let Some(m) = s.final_message() else {
+        return Eval::NotApplicable;
+    };
+    match &m.value {
+        Some(Value::Array(items)) => Eval::Trigger(vec![Hit::in_event(
+            m.event,
+            "",
+            format!(
+                "event {} ends the stream with a JSON array of {} item(s) (a JSON-RPC batch) where the response belongs; a response to one request is a single JSON object",
+                m.event,
+                items.len()
+            ),
+        )]),
+        Some(v @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_))) => {
+            Eval::Trigger(vec![Hit::in_event(
+                m.event,
+                "",
+                format!(
+                    "event {} ends the stream with a JSON {} where the response belongs, not a JSON-RPC response object",
+                    m.event,
+                    super::framing::kind(v)
+                ),
+            )])
+        }
+        _ => Eval::Pass,
+    }
+}
+
+fn sse_event_ids_unique(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    // Every block that set an id, in stream order: dispatched events and data-less blocks
+    // (priming events) alike. An empty id only clears the client's last event id.
+    let mut ids: Vec<(usize, Option<usize>, &str)> = s
+        .parsed
+        .events
+        .iter()
+        .filter(|e| e.id_field && !e.last_event_id.is_empty())
+        .map(|e| (e.start, Some(e.index), e.last_event_id.as_str()))
+        .chain(
+            s.parsed
+                .skipped_empty
+                .iter()
+                .filter(|k| k.id_field && !k.last_event_id.is_empty())
+                .map(|k| (k.start, None, k.last_event_id.as_str())),
+        )
+        .collect();
+    if ids.is_empty() {
+        return Eval::NotApplicable;
+    }
+    ids.sort_by_key(|(start, _, _)| *start);
+    let name = |start: usize, event: Option<usize>| match event {
+        Some(i) => format!("event {i}"),
+        None => format!("the block without data at byte {start}"),
+    };
+    let mut first: std::collections::HashMap<&str, (usize, Option<usize>)> =
+        std::collections::HashMap::new();
+    let mut hits = Vec::new();
+    for (start, event, id) in ids {
+        match first.get(id) {
+            Some(&(s0, e0)) => {
+                let msg = format!(
+                    "{} repeats event id {id:?}, already used by {}; a client resuming with Last-Event-ID: {id} cannot tell which it means",
+                    name(start, event),
+                    name(s0, e0)
+                );
+                hits.push(match event {
+                    Some(i) => Hit::in_event(i, "", msg),
+                    None => Hit::new("", msg),
+                });
+            }
+            None => {
+                first.insert(id, (start, event));
+            }
+        }
+    }
+    Eval::from_hits(hits)
+}
+
+fn sse_retry_before_close(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    // Only a server that closed (not a reset or a client's timeout) a stream without its
+    // response, after giving an event id to resume from, meant the client to reconnect.
+    if cx.an.ex.end != BodyEnd::Complete
+        || s.final_index.is_some()
+        || s.parsed.last_event_id.is_empty()
+    {
+        return Eval::NotApplicable;
+    }
+    match s.parsed.retry {
+        Some(_) => Eval::Pass,
+        None => Eval::hit(
+            "",
+            format!(
+                "the server closed the stream before the response, leaving it to be resumed from event id {:?}, without a `retry` field telling the client how long to wait before reconnecting",
+                s.parsed.last_event_id
+            ),
+        ),
+    }
 }
 
 fn body_cut_off(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -245,141 +390,6 @@ fn sse_after_final(cx: &Cx<'_>, _: &Params) -> Eval {
             after.len()
         ),
     )])
-}
-
-fn notifications<'a>(
-    s: &'a Stream,
-    method: &'a str,
-) -> impl Iterator<Item = (bool, &'a StreamMessage)> + 'a {
-    let fi = s.final_index;
-    s.messages
-        .iter()
-        .enumerate()
-        .filter(move |(_, m)| {
-            matches!(m.kind, MessageKind::Notification) && m.method() == Some(method)
-        })
-        .map(move |(i, m)| (fi.is_some_and(|f| i > f), m))
-}
-
-fn sse_progress(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
-        return Eval::NotApplicable;
-    };
-    let token = cx.an.req.progress_token;
-    let mut last: Option<f64> = None;
-    let mut hits = Vec::new();
-    let mut any = false;
-    for (after, m) in notifications(s, "notifications/progress") {
-        any = true;
-        let params = m.value.as_ref().and_then(|v| v.get("params"));
-        let got_token = params.and_then(|p| p.get("progressToken"));
-        let progress = params
-            .and_then(|p| p.get("progress"))
-            .and_then(Value::as_f64);
-        match (token, got_token) {
-            (None, _) => hits.push(Hit::in_event(
-                m.event,
-                "/params/progressToken",
-                format!(
-                    "event {}: progress notification although the request set no progressToken",
-                    m.event
-                ),
-            )),
-            (Some(want), Some(got)) if ids_equal(want, got) => {}
-            (Some(want), got) => hits.push(Hit::in_event(
-                m.event,
-                "/params/progressToken",
-                format!(
-                    "event {}: progress token {} is not the request's token {want}",
-                    m.event,
-                    got.map_or_else(|| "(missing)".to_string(), Value::to_string)
-                ),
-            )),
-        }
-        if let Some(p) = progress {
-            if let Some(prev) = last
-                && p <= prev
-            {
-                hits.push(Hit::in_event(
-                    m.event,
-                    "/params/progress",
-                    format!(
-                        "event {}: progress {p} does not increase (previous {prev})",
-                        m.event
-                    ),
-                ));
-            }
-            last = Some(p);
-        }
-        if after {
-            hits.push(Hit::in_event(
-                m.event,
-                "",
-                format!(
-                    "event {}: progress notification after the final response",
-                    m.event
-                ),
-            ));
-        }
-    }
-    if !any {
-        return Eval::NotApplicable;
-    }
-    Eval::from_hits(hits)
-}
-
-fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
-        return Eval::NotApplicable;
-    };
-    if cx.an.req.log_level.is_some() {
-        return Eval::Pass;
-    }
-    let hits: Vec<Hit> = notifications(s, "notifications/message")
-        .map(|(_, m)| {
-            Hit::in_event(
-                m.event,
-                "",
-                format!(
-                    "event {}: log message notification although the request's _meta set no io.modelcontextprotocol/logLevel",
-                    m.event
-                ),
-            )
-        })
-        .collect();
-    Eval::from_hits(hits)
-}
-
-/// Hits for the notifications on the stream whose method is (`listed`) or is not (`!listed`)
-/// one of `names`.
-fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str) -> Eval {
-    let Some(s) = stream(cx) else {
-        return Eval::NotApplicable;
-    };
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Notification))
-        .filter_map(|m| {
-            let method = m.method()?;
-            (names.iter().any(|n| n == method) == listed).then(|| {
-                Hit::in_event(
-                    m.event,
-                    "/method",
-                    format!("event {}: `{method}` {what}", m.event),
-                )
-            })
-        })
-        .collect();
-    Eval::from_hits(hits)
-}
-
-fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
-    notifications_by_name(cx, &p.names, true, "on the response stream")
-}
-
-fn sse_unrelated_notification(cx: &Cx<'_>, p: &Params) -> Eval {
-    notifications_by_name(cx, &p.names, false, "does not relate to this request")
 }
 
 fn sse_accel_buffering(cx: &Cx<'_>, _: &Params) -> Eval {

@@ -107,7 +107,8 @@ fn no_response_body(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() || cx.an.status() == 200 {
         return Eval::NotApplicable;
     }
-    if matches!(cx.an.body, Body::Empty) {
+    // No bytes at all, whatever the media type says: a 202 or 204 starts no stream.
+    if cx.an.ex.body.is_empty() {
         Eval::hit(
             "",
             format!(
@@ -125,8 +126,10 @@ fn media_type_allowed(cx: &Cx<'_>, _: &Params) -> Eval {
     if !cx.an.is_2xx() || !cx.an.req.expects_response() {
         return Eval::NotApplicable;
     }
+    // An empty event stream is a stream that stayed quiet (`sse_final_response`), not an
+    // empty body.
     let empty = matches!(cx.an.body, Body::Empty);
-    if empty && cx.an.status() != 200 {
+    if cx.an.ex.body.is_empty() && cx.an.status() != 200 {
         return Eval::NotApplicable; // no_response_body decides that case
     }
     if empty {

@@ -72,12 +72,13 @@ pub struct StreamFacts {
     pub requests: BTreeMap<String, usize>,
     /// Responses seen (the final one included).
     pub responses: usize,
-    /// Whether the response to this request arrived.
+    /// Whether the response to this request (its id) arrived.
     pub final_response: bool,
-    /// The event carrying it.
+    /// The event carrying the message judged as the response: the response, or the message
+    /// that ended the stream in its place (e.g. a response with another id).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub final_event: Option<usize>,
-    /// Events that were not JSON.
+    /// Events that were not JSON (or not UTF-8).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub malformed_events: Vec<usize>,
     /// Why the stream ended: `complete` (EOF), `reset` or `timeout`.
@@ -88,6 +89,9 @@ pub struct StreamFacts {
     /// The last event id the server sent (for resumption under revisions that allow it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_event_id: Option<String>,
+    /// The reconnection time the server set with a `retry` field, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_ms: Option<u64>,
 }
 
 fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
@@ -96,7 +100,7 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
         events: s.messages.len(),
         skipped_events: s.parsed.skipped_empty.len(),
         comments: s.parsed.comments,
-        final_response: s.final_index.is_some(),
+        final_response: s.final_matches,
         final_event: s.final_message().map(|m| m.event),
         end: an.ex.end.as_str().to_string(),
         undispatched_bytes: s
@@ -105,6 +109,7 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
             .as_ref()
             .map(|t| s.parsed.len.saturating_sub(t.start)),
         last_event_id: (!s.parsed.last_event_id.is_empty()).then(|| s.parsed.last_event_id.clone()),
+        retry_ms: s.parsed.retry,
         ..StreamFacts::default()
     };
     for m in &s.messages {
@@ -120,7 +125,9 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
                     .or_default() += 1;
             }
             MessageKind::Response => f.responses += 1,
-            MessageKind::BadJson(_) => f.malformed_events.push(m.event),
+            MessageKind::BadJson(_) | MessageKind::NotUtf8 { .. } => {
+                f.malformed_events.push(m.event)
+            }
             MessageKind::Other => {}
         }
     }

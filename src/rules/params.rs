@@ -80,6 +80,10 @@ pub struct Params {
     /// Whether a broken stream can be resumed under the revision.
     #[serde(default)]
     pub resumable: Option<bool>,
+    /// Whether progress may go on, with the request's token, after the response is a task
+    /// handle (the task keeps the token for its lifetime).
+    #[serde(default)]
+    pub task_progress: Option<bool>,
     #[serde(skip)]
     patterns: Vec<PointerPattern>,
     #[serde(skip)]

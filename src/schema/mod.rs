@@ -39,6 +39,43 @@ pub struct RevisionSchemas {
     /// The specialised validity check of each definition, compiled on first use (`None` when
     /// the definition uses a keyword outside its subset).
     fast: BTreeMap<String, OnceLock<Option<FastValidator>>>,
+    /// The JSON-RPC messages the schema defines, by method.
+    messages: BTreeMap<String, MessageDef>,
+}
+
+/// A JSON-RPC message the revision's schema defines: a definition with a `jsonrpc` member and
+/// a constant `method` (the schema holds those a server may send where a client awaits a
+/// tools/call response).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageDef {
+    /// The definition's name (`#/$defs/<name>`).
+    pub def: String,
+    /// Whether it is a request (it requires an `id`), not a notification.
+    pub request: bool,
+}
+
+/// The message definitions of a schema document, by method.
+fn message_defs(root: &Value) -> BTreeMap<String, MessageDef> {
+    let defs = root.get("$defs").and_then(Value::as_object);
+    defs.into_iter()
+        .flatten()
+        .filter_map(|(name, d)| {
+            let props = d.get("properties")?;
+            props.get("jsonrpc")?;
+            let method = props.get("method")?.get("const")?.as_str()?;
+            let request = d
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| r.iter().any(|k| k == "id"));
+            Some((
+                method.to_string(),
+                MessageDef {
+                    def: name.clone(),
+                    request,
+                },
+            ))
+        })
+        .collect()
 }
 
 impl std::fmt::Debug for RevisionSchemas {
@@ -54,6 +91,17 @@ impl RevisionSchemas {
         key.push_str("#/$defs/");
         key.push_str(name);
         self.map.get(&key)
+    }
+
+    /// The JSON-RPC message the schema defines for `method`, if any.
+    pub fn message(&self, method: &str) -> Option<&MessageDef> {
+        self.messages.get(method)
+    }
+
+    /// Whether the schema defines any request a server may send (revisions that moved server
+    /// requests into results define none).
+    pub fn defines_server_requests(&self) -> bool {
+        self.messages.values().any(|m| m.request)
     }
 
     /// The specialised validity check of `#/$defs/<name>` ([`FastValidator`]), when the
@@ -81,7 +129,16 @@ static COMPILED: LazyLock<BTreeMap<Protocol, RevisionSchemas>> = LazyLock::new(|
                 .flat_map(|d| d.keys())
                 .map(|k| (k.clone(), OnceLock::new()))
                 .collect();
-            (p, RevisionSchemas { map, root, fast })
+            let messages = message_defs(&root);
+            (
+                p,
+                RevisionSchemas {
+                    map,
+                    root,
+                    fast,
+                    messages,
+                },
+            )
         })
         .collect()
 });
@@ -99,6 +156,34 @@ mod tests {
     fn every_revision_compiles() {
         for p in Protocol::all() {
             assert!(for_revision(p).def("CallToolResult").is_some(), "{p}");
+        }
+    }
+
+    #[test]
+    fn message_definitions_by_method() {
+        let legacy = for_revision(Protocol::V2025_11_25);
+        let modern = for_revision(Protocol::V2026_07_28);
+        let progress = legacy.message("notifications/progress").unwrap();
+        assert_eq!(progress.def, "ProgressNotification");
+        assert!(!progress.request);
+        assert!(legacy.message("elicitation/create").unwrap().request);
+        assert!(legacy.defines_server_requests());
+        // 2026-07-28 embeds server requests in results: none is a JSON-RPC message of its own.
+        assert!(modern.message("elicitation/create").is_none());
+        assert!(!modern.defines_server_requests());
+        for rev in [legacy, modern] {
+            for m in ["notifications/progress", "notifications/message"] {
+                let def = &rev.message(m).unwrap().def;
+                assert!(
+                    rev.fast(def).is_some(),
+                    "{def} has no fast check: {:?}",
+                    FastValidator::compile(&rev.root, def).err()
+                );
+            }
+            assert!(rev.message("tools/call").is_none());
+            for m in rev.messages.values() {
+                assert!(rev.def(&m.def).is_some(), "{}", m.def);
+            }
         }
     }
 }

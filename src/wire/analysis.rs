@@ -88,9 +88,17 @@ pub struct Stream {
     pub parsed: crate::wire::sse::Parsed,
     /// One entry per dispatched event, in order.
     pub messages: Vec<StreamMessage>,
-    /// Index (into `messages`) of the final response: the first response whose id matches the
-    /// request's (the first response at all when the request id is unknown).
+    /// Index (into `messages`) of the message judged as the response to the request: the first
+    /// response whose id matches the request's (the first response at all when the request id
+    /// is unknown); failing that, the stream's last message when it stands where the response
+    /// belongs (see [`Stream::final_matches`]).
     pub final_index: Option<usize>,
+    /// Whether the final message is a response with the request's id. When it is not, the final
+    /// message is the stream's last one, nothing was left undispatched after it, and it is what
+    /// the same bytes would be as a JSON body: a response with another id or none (`id: null`),
+    /// or JSON that is not a request or notification (a batch array, a primitive, an object
+    /// without `method`). The checks of the response then judge it as they judge that body.
+    pub final_matches: bool,
 }
 
 /// What one event's data is.
@@ -106,6 +114,11 @@ pub enum MessageKind {
     Other,
     /// Not JSON.
     BadJson(JsonError),
+    /// The data is not UTF-8 (as a JSON body that is not UTF-8, it is not read).
+    NotUtf8 {
+        /// Byte offset in the body of the first invalid sequence.
+        offset: usize,
+    },
 }
 
 /// One event's message.
@@ -373,9 +386,6 @@ fn read_body<'x>(
     request_id: Option<&Value>,
 ) -> (Body, Option<&'x str>) {
     let bytes = ex.body.as_slice();
-    if bytes.is_empty() {
-        return (Body::Empty, None);
-    }
     let sniff_json = || {
         bytes
             .iter()
@@ -383,14 +393,18 @@ fn read_body<'x>(
             .is_some_and(|b| *b == b'{' || *b == b'[')
     };
     let json = match media {
+        // An event stream is a stream even when it carried nothing: a server that opens the
+        // stream and stays quiet until the connection ends has started an answer, not sent an
+        // empty body.
+        Media::EventStream => {
+            return (Body::Stream(Box::new(read_stream(bytes, request_id))), None);
+        }
+        _ if bytes.is_empty() => return (Body::Empty, None),
         Media::Json => true,
         Media::Missing => sniff_json(),
         // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
         // error in a wrong type is still worth reading for the code.
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
-        Media::EventStream => {
-            return (Body::Stream(Box::new(read_stream(bytes, request_id))), None);
-        }
     };
     if !json {
         return (Body::Opaque, None);
@@ -432,7 +446,13 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
     let mut messages = Vec::with_capacity(parsed.events.len());
     let mut final_index = None;
     for ev in &parsed.events {
-        let (kind, value) = match serde_json::from_str::<Value>(&ev.data) {
+        let parsed_data = match ev.invalid_utf8_at() {
+            Some(offset) => Err(MessageKind::NotUtf8 { offset }),
+            None => serde_json::from_str::<Value>(&ev.data).map_err(|e| {
+                MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o)))
+            }),
+        };
+        let (kind, value) = match parsed_data {
             Ok(v) => {
                 let kind = match v.as_object() {
                     Some(o) if o.contains_key("result") || o.contains_key("error") => {
@@ -446,10 +466,7 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
                 };
                 (kind, Some(v))
             }
-            Err(e) => (
-                MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o))),
-                None,
-            ),
+            Err(kind) => (kind, None),
         };
         if final_index.is_none() && matches!(kind, MessageKind::Response) {
             let id = value.as_ref().and_then(|v| v.get("id"));
@@ -468,10 +485,20 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
             value,
         });
     }
+    let final_matches = final_index.is_some();
+    if final_index.is_none() && parsed.tail.is_none() {
+        // The same bytes as a JSON body would be judged as the response: so is the message that
+        // ends the stream where the response belongs.
+        final_index = messages
+            .last()
+            .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
+            .map(|_| messages.len() - 1);
+    }
     Stream {
         parsed,
         messages,
         final_index,
+        final_matches,
     }
 }
 

@@ -148,6 +148,15 @@ pub struct Event {
 }
 
 impl Event {
+    /// The input offset of the first invalid UTF-8 sequence in the event's
+    /// `data` (replaced by U+FFFD in [`Event::data`]), if any.
+    pub fn invalid_utf8_at(&self) -> Option<usize> {
+        std::iter::once(&self.first_seg)
+            .chain(&self.more_segs)
+            .find(|s| s.replacement)
+            .map(|s| s.input)
+    }
+
     /// Maps a byte offset inside [`Event::data`] to a byte offset in the
     /// input.
     ///

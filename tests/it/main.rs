@@ -34,3 +34,4 @@ mod serve_legacy;
 mod serve_modern;
 mod serve_scenarios;
 mod sse_props;
+mod sse_twins;

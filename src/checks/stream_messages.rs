@@ -1,0 +1,288 @@
+//! Checks on what the messages of an SSE response stream say: each message against the
+//! revision's schema for its method, methods the revision does not define, notifications that
+//! do not belong on the stream, progress, and log messages against the request's log level.
+
+use serde_json::Value;
+
+use super::stream::stream;
+use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
+use crate::schema::shape_errors;
+use crate::vocab::pointer::json_path;
+use crate::wire::analysis::{MessageKind, Stream, StreamMessage, ids_equal};
+
+crate::check_api::declare_checks! {
+    "sse_message_schema" => sse_message_schema, [], [], STREAM,
+        "a notification or request on the SSE stream does not validate against the revision's schema definition for its method";
+    "sse_undefined_method" => sse_undefined_method, [], [], STREAM,
+        "a notification (or, where the revision has server requests, a request) on the SSE stream has a method the revision's schema does not define";
+    "sse_progress" => sse_progress, ["task_progress"], [], STREAM,
+        "a progress notification with another token, without a requested token, not increasing, or after the response (unless `task_progress` and the response is a task handle)";
+    "sse_log_without_level" => sse_log_without_level, [], [], STREAM,
+        "a log message notification on a request that set no log level";
+    "sse_log_below_level" => sse_log_below_level, ["names"], ["names"], STREAM,
+        "a log message notification below the level the request set (`names`: the levels, lowest first)";
+    "sse_notification_method" => sse_notification_method, ["names"], ["names"], STREAM,
+        "a notification whose method is one of `names` is on the stream";
+    "sse_unrelated_notification" => sse_unrelated_notification, ["names"], ["names"], STREAM,
+        "a notification the revision defines, whose method is not one of `names` (the request-related ones), is on the stream";
+}
+
+fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let schemas = crate::schema::for_revision(cx.protocol);
+    let mut hits = Vec::new();
+    for m in &s.messages {
+        if !matches!(m.kind, MessageKind::Notification | MessageKind::Request) {
+            continue;
+        }
+        let (Some(method), Some(value)) = (m.method(), m.value.as_ref()) else {
+            continue;
+        };
+        let Some(def) = schemas.message(method) else {
+            continue; // `sse_undefined_method` judges it
+        };
+        // The specialised check decides "valid" alone; the full validator judges every "no".
+        if schemas.fast(&def.def).is_some_and(|f| f.is_valid(value)) {
+            continue;
+        }
+        let Some(validator) = schemas.def(&def.def) else {
+            continue;
+        };
+        if validator.is_valid(value) {
+            continue;
+        }
+        hits.extend(shape_errors(validator, value).into_iter().map(|e| {
+            let path = json_path(&e.pointer);
+            Hit::in_event(
+                m.event,
+                e.pointer,
+                format!(
+                    "event {}: {method} {path}: {} (schema definition {})",
+                    m.event, e.message, def.def
+                ),
+            )
+        }));
+    }
+    Eval::from_hits(hits)
+}
+
+fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let schemas = crate::schema::for_revision(cx.protocol);
+    let hits: Vec<Hit> = s
+        .messages
+        .iter()
+        .filter_map(|m| {
+            let what = match m.kind {
+                MessageKind::Notification => "notification",
+                // Under a revision without server requests every request is wrong on its own
+                // account (`sse_server_request`).
+                MessageKind::Request if schemas.defines_server_requests() => "request",
+                _ => return None,
+            };
+            let method = m.method()?;
+            schemas.message(method).is_none().then(|| {
+                Hit::in_event(
+                    m.event,
+                    "/method",
+                    format!(
+                        "event {}: `{method}` is not a {what} this revision defines for a server to send; whether it relates to this request cannot be told from the bytes",
+                        m.event
+                    ),
+                )
+            })
+        })
+        .collect();
+    Eval::from_hits(hits)
+}
+
+/// The notifications with `method` on the stream, each with whether it follows the final
+/// response.
+fn notifications<'a>(
+    s: &'a Stream,
+    method: &'a str,
+) -> impl Iterator<Item = (bool, &'a StreamMessage)> + 'a {
+    let fi = s.final_index;
+    s.messages
+        .iter()
+        .enumerate()
+        .filter(move |(_, m)| {
+            matches!(m.kind, MessageKind::Notification) && m.method() == Some(method)
+        })
+        .map(move |(i, m)| (fi.is_some_and(|f| i > f), m))
+}
+
+fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let token = cx.an.req.progress_token;
+    // A task keeps the request's token for its lifetime: progress may follow its handle.
+    let task_goes_on = p.task_progress == Some(true) && *cx.kind() == ResultKind::Task;
+    let mut last: Option<f64> = None;
+    let mut hits = Vec::new();
+    let mut any = false;
+    for (after, m) in notifications(s, "notifications/progress") {
+        any = true;
+        let params = m.value.as_ref().and_then(|v| v.get("params"));
+        let got_token = params.and_then(|p| p.get("progressToken"));
+        let progress = params
+            .and_then(|p| p.get("progress"))
+            .and_then(Value::as_f64);
+        let mut own_token = false;
+        match (token, got_token) {
+            (None, _) => hits.push(Hit::in_event(
+                m.event,
+                "/params/progressToken",
+                format!(
+                    "event {}: progress notification although the request set no progressToken",
+                    m.event
+                ),
+            )),
+            (Some(want), Some(got)) if ids_equal(want, got) => own_token = true,
+            (Some(want), got) => hits.push(Hit::in_event(
+                m.event,
+                "/params/progressToken",
+                format!(
+                    "event {}: progress token {} is not the request's token {want}",
+                    m.event,
+                    got.map_or_else(|| "(missing)".to_string(), Value::to_string)
+                ),
+            )),
+        }
+        if let Some(p) = progress {
+            if let Some(prev) = last
+                && p <= prev
+            {
+                hits.push(Hit::in_event(
+                    m.event,
+                    "/params/progress",
+                    format!(
+                        "event {}: progress {p} does not increase (previous {prev})",
+                        m.event
+                    ),
+                ));
+            }
+            last = Some(p);
+        }
+        if after && !(task_goes_on && own_token) {
+            hits.push(Hit::in_event(
+                m.event,
+                "",
+                format!(
+                    "event {}: progress notification after the final response",
+                    m.event
+                ),
+            ));
+        }
+    }
+    if !any {
+        return Eval::NotApplicable;
+    }
+    Eval::from_hits(hits)
+}
+
+fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    if cx.an.req.log_level.is_some() {
+        return Eval::Pass;
+    }
+    let hits: Vec<Hit> = notifications(s, "notifications/message")
+        .map(|(_, m)| {
+            Hit::in_event(
+                m.event,
+                "",
+                format!(
+                    "event {}: log message notification although the request's _meta set no io.modelcontextprotocol/logLevel",
+                    m.event
+                ),
+            )
+        })
+        .collect();
+    Eval::from_hits(hits)
+}
+
+fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let rank = |level: &str| p.names.iter().position(|n| n == level);
+    // An unrecognised requested level is the request's problem, not the stream's.
+    let Some((wanted, floor)) = cx.an.req.log_level.and_then(|l| rank(l).map(|r| (l, r))) else {
+        return Eval::NotApplicable;
+    };
+    let mut any = false;
+    let mut hits = Vec::new();
+    for (_, m) in notifications(s, "notifications/message") {
+        any = true;
+        let level = m
+            .value
+            .as_ref()
+            .and_then(|v| v.get("params"))
+            .and_then(|p| p.get("level"))
+            .and_then(Value::as_str);
+        // A level that is not a level at all is a schema error (`sse_message_schema`).
+        let Some((level, r)) = level.and_then(|l| rank(l).map(|r| (l, r))) else {
+            continue;
+        };
+        if r < floor {
+            hits.push(Hit::in_event(
+                m.event,
+                "/params/level",
+                format!(
+                    "event {}: a `{level}` log message, below the level `{wanted}` the request asked for",
+                    m.event
+                ),
+            ));
+        }
+    }
+    if !any {
+        return Eval::NotApplicable;
+    }
+    Eval::from_hits(hits)
+}
+
+/// Hits for the notifications on the stream whose method is (`listed`) or is not (`!listed`)
+/// one of `names`; with `!listed`, only methods the revision defines (the others are judged
+/// by `sse_undefined_method`).
+fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str) -> Eval {
+    let Some(s) = stream(cx) else {
+        return Eval::NotApplicable;
+    };
+    let schemas = crate::schema::for_revision(cx.protocol);
+    let hits: Vec<Hit> = s
+        .messages
+        .iter()
+        .filter(|m| matches!(m.kind, MessageKind::Notification))
+        .filter_map(|m| {
+            let method = m.method()?;
+            let flagged = if listed {
+                names.iter().any(|n| n == method)
+            } else {
+                !names.iter().any(|n| n == method) && schemas.message(method).is_some()
+            };
+            flagged.then(|| {
+                Hit::in_event(
+                    m.event,
+                    "/method",
+                    format!("event {}: `{method}` {what}", m.event),
+                )
+            })
+        })
+        .collect();
+    Eval::from_hits(hits)
+}
+
+fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {
+    notifications_by_name(cx, &p.names, true, "on the response stream")
+}
+
+fn sse_unrelated_notification(cx: &Cx<'_>, p: &Params) -> Eval {
+    notifications_by_name(cx, &p.names, false, "does not relate to this request")
+}
