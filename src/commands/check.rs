@@ -40,17 +40,30 @@ in `absent` found)
   OK         no `expect`; no finding at or above --fail-on
   FINDINGS   no `expect`; findings at or above --fail-on
   BASELINED  failing, but every failure is listed in --baseline
+  NOT TARGETED  no `expect` entry for this revision (the file names others) and findings at or \
+above --fail-on: shown, not failing (reported as `ok` in JSON)
 Findings never fail a file that has an expectation (with --strict, unlisted ones do).
 
 Outputs: each --output FILE belongs to the --format value just before it; formats without an \
 output go to stdout (at most one). Example:
   mcp-verdict check tests/fixtures --format junit --output junit.xml --format markdown --output \"$GITHUB_STEP_SUMMARY\" --format text
+--format github writes workflow commands (annotations) and, when GITHUB_STEP_SUMMARY is set and \
+no --format markdown goes there, appends the Markdown report to it as the job summary.
 
-Exit status: 0 all as expected; 1 a failing result, a stale baseline entry, or (with \
---coverage) a coverage gap; 2 usage (bad arguments, nothing matched, unreadable baseline, \
-unwritable output); 3 an unreadable or invalid file (reported with line and column).")]
+Paths: `-` alone reads standard input: one exchange file (JSON, starting with `{`), judged and \
+reported as `-`, or a list of paths, one per line (NUL-separated when it holds a NUL, as \
+`find -print0` writes), e.g. `git ls-files '*.json' | mcp-verdict check -`. Reports show paths \
+relative to --root (default: the current directory); SARIF locations are relative to it too \
+(uriBaseId %SRCROOT%), so in CI give the repository root.
+
+Exit status:
+  0  all as expected
+  1  a failing result, a stale baseline entry, or (with --coverage) a coverage gap
+  2  usage: bad arguments, nothing matched, unreadable baseline, unwritable output
+  3  an unreadable or invalid file (reported with line and column)")]
 struct Inner {
-    /// Exchange files, directories (searched recursively for *.json) or glob patterns.
+    /// Exchange files, directories (searched recursively for *.json) or glob patterns; `-`
+    /// reads one exchange, or a list of paths, from stdin.
     #[arg(value_name = "PATH", required = true)]
     paths: Vec<PathBuf>,
     /// Judge every file under these revisions: 2025-11-25, 2026-07-28 or all. Default: the
@@ -87,6 +100,14 @@ struct Inner {
     /// Load the rule table from this directory instead of the built-in one.
     #[arg(long, value_name = "DIR")]
     rules: Option<PathBuf>,
+    /// Show paths relative to DIR (e.g. the repository root); files outside it keep their
+    /// absolute path. Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// No progress bar; the text format shows failures only (no conformance or summary lines),
+    /// and no summary line goes to stderr.
+    #[arg(short, long, conflicts_with = "verbose")]
+    quiet: bool,
 }
 
 /// The `check` arguments, with the positions of `--format` and `--output` values so that each
@@ -181,7 +202,28 @@ fn usage(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(exit::USAGE)
 }
 
-pub(crate) fn run(a: CheckArgs) -> ExitCode {
+/// What `-` on the command line stands for.
+enum StdinInput {
+    /// One exchange file's bytes.
+    Exchange(Vec<u8>),
+    /// Paths, one per line.
+    Paths(Vec<PathBuf>),
+}
+
+fn read_stdin() -> Result<StdinInput, std::io::Error> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes)?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'{') {
+        return Ok(StdinInput::Exchange(bytes));
+    }
+    Ok(StdinInput::Paths(report::path_list(
+        &String::from_utf8_lossy(&bytes),
+    )))
+}
+
+pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
     let outputs = match pair_outputs(&a) {
         Ok(o) => o,
         Err(e) => return usage(e),
@@ -197,12 +239,50 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
         },
         None => None,
     };
-    let files = match collect_files(&a.inner.paths) {
-        Ok(f) => f,
-        Err(e) => return usage(e),
+    let root = match &a.inner.root {
+        Some(r) => match std::fs::canonicalize(r) {
+            Ok(abs) if abs.is_dir() => Some(abs),
+            Ok(_) => return usage(format_args!("--root {}: not a directory", r.display())),
+            Err(e) => return usage(format_args!("--root {}: {e}", r.display())),
+        },
+        None => None,
+    };
+    let mut stdin_exchange = None;
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for p in &a.inner.paths {
+        if crate::inputs::file::is_stdin(p) {
+            if a.inner.paths.len() > 1 {
+                return usage("`-` (stdin) cannot be combined with other paths");
+            }
+            match read_stdin() {
+                Ok(StdinInput::Exchange(bytes)) => stdin_exchange = Some(bytes),
+                Ok(StdinInput::Paths(list)) if list.is_empty() => {
+                    return usage("stdin holds no paths and no exchange");
+                }
+                Ok(StdinInput::Paths(list)) => paths.extend(list),
+                Err(e) => {
+                    eprintln!("mcp-verdict check: cannot read stdin: {e}");
+                    return ExitCode::from(exit::INPUT);
+                }
+            }
+        } else {
+            paths.push(p.clone());
+        }
+    }
+    let files = if stdin_exchange.is_some() {
+        Vec::new()
+    } else {
+        match collect_files(&paths) {
+            Ok(f) => f,
+            Err(e) => return usage(e),
+        }
     };
 
-    let bar = progress_bar(files.len());
+    let bar = if a.inner.quiet {
+        None
+    } else {
+        progress_bar(files.len())
+    };
     let started = Instant::now();
     let shown = AtomicBool::new(files.len() > 200);
     let tick = |done: usize| {
@@ -228,8 +308,12 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
         strict: a.inner.strict,
         baseline,
         progress: Some(&tick),
+        root,
     };
-    let mut run = check_files(&files, &options);
+    let mut run = match &stdin_exchange {
+        Some(bytes) => report::check_one("-", bytes, &options),
+        None => check_files(&files, &options),
+    };
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -245,9 +329,12 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
     let coverage = a.inner.coverage.then(|| report::coverage(&run.files));
     let cov = coverage.as_ref();
     let mut text_on_stdout = false;
+    let summary_file = std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
     for (format, dest) in &outputs {
         let style = if dest.is_none() {
-            Style::detect_stdout()
+            Style::stdout(g.color)
         } else {
             Style::default()
         };
@@ -259,6 +346,7 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
             TextOptions {
                 style,
                 verbose: a.inner.verbose,
+                quiet: a.inner.quiet,
             },
         );
         match dest {
@@ -275,17 +363,37 @@ pub(crate) fn run(a: CheckArgs) -> ExitCode {
             }
         }
     }
+    // The job summary of `--format github`, unless a Markdown report already goes there.
+    if let Some(path) = &summary_file
+        && outputs.iter().any(|(f, _)| *f == ReportFormat::Github)
+        && !outputs
+            .iter()
+            .any(|(f, d)| *f == ReportFormat::Markdown && d.as_ref() == Some(path))
+    {
+        let md = formats::markdown::render(&run, cov);
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(md.as_bytes()));
+        if let Err(e) = appended {
+            return usage(format_args!(
+                "cannot append the job summary to {}: {e}",
+                path.display()
+            ));
+        }
+    }
     if !text_on_stdout {
         // Files not judged are never silent, whatever the formats.
         for (f, e) in run.input_errors() {
-            let pos = match (e.line, e.column) {
-                (Some(l), Some(c)) => format!(":{l}:{c}"),
-                (Some(l), None) => format!(":{l}"),
-                _ => String::new(),
-            };
-            eprintln!("mcp-verdict check: {}{pos}: {}", f.file, e.message);
+            eprintln!(
+                "mcp-verdict check: {}",
+                formats::text::input_error_line(f, e)
+            );
         }
-        eprintln!("mcp-verdict check: {}", formats::text::summary_line(&run));
+        if !a.inner.quiet {
+            eprintln!("mcp-verdict check: {}", formats::text::summary_line(&run));
+        }
     }
     ExitCode::from(run.exit_code(a.inner.coverage))
 }

@@ -11,7 +11,7 @@ use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of
 use crate::inputs::file::{self, Source};
 use crate::judge::{Engine, Options, judge};
 use crate::outputs::jsonl::JsonLines;
-use crate::outputs::{Style, write_stdout};
+use crate::outputs::{Style, safe, write_stdout};
 use crate::run::stream::{self, JsonlOptions};
 use crate::run::{Origin, revision_message};
 use crate::views::JudgementOut;
@@ -20,6 +20,16 @@ use crate::{inputs, outputs, run};
 
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("input").required(true).args(["file", "har", "jsonl"])))]
+#[command(after_help = super::exit_help(&[
+    (exit::OK, "no verdict carries an error-severity finding"),
+    (
+        exit::FINDINGS,
+        "a verdict carries one (--har: or a tools/call could not be judged; --jsonl: or a line \
+         could not be judged)",
+    ),
+    (exit::USAGE, "usage: bad arguments, or the revision cannot be told (give --protocol)"),
+    (exit::INPUT, "the input cannot be read or is not a valid exchange file or HAR capture"),
+]))]
 pub(crate) struct ClassifyArgs {
     /// The exchange file to judge (JSON, see the README); `-` reads stdin.
     #[arg(value_name = "FILE")]
@@ -64,9 +74,12 @@ pub(crate) struct ClassifyArgs {
         default_value_t = stream::DEFAULT_MAX_LINE_BYTES
     )]
     max_line_bytes: usize,
+    /// With --jsonl: no progress bar and no summary line on stderr.
+    #[arg(short, long, conflicts_with = "summary")]
+    quiet: bool,
 }
 
-pub(crate) fn run(a: ClassifyArgs) -> ExitCode {
+pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
     let engine = match load_engine(&a.rules) {
         Ok(t) => t,
         Err(code) => return code,
@@ -74,14 +87,15 @@ pub(crate) fn run(a: ClassifyArgs) -> ExitCode {
     if let Some(path) = &a.jsonl {
         return run_jsonl(&a, path, engine);
     }
+    let style = Style::stdout(g.color);
     if let Some(path) = &a.har {
-        return run_har(&a, path, engine);
+        return run_har(&a, path, engine, style);
     }
     let Some(file) = &a.file else {
         eprintln!("mcp-verdict: classify needs FILE, --har FILE or --jsonl [FILE]");
         return ExitCode::from(exit::USAGE);
     };
-    run_file(&a, file, engine)
+    run_file(&a, file, engine, style)
 }
 
 fn read_input(path: &Path) -> Result<Source, ExitCode> {
@@ -91,7 +105,7 @@ fn read_input(path: &Path) -> Result<Source, ExitCode> {
     })
 }
 
-fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
+fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style) -> ExitCode {
     let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -99,7 +113,11 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode 
     let ex = match ExchangeFile::from_slice(&bytes).and_then(ExchangeFile::into_exchange) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("mcp-verdict: {label}: not a valid exchange file: {e}");
+            eprintln!(
+                "mcp-verdict: {}: not a valid exchange file: {}",
+                safe::text(&label),
+                safe::text(&e.to_string())
+            );
             return ExitCode::from(exit::INPUT);
         }
     };
@@ -112,17 +130,18 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode 
         Ok(j) => j,
         Err(e) => {
             eprintln!(
-                "mcp-verdict: {label}: {}",
-                revision_message(&e, Origin::File)
+                "mcp-verdict: {}: {}",
+                safe::text(&label),
+                safe::text(&revision_message(&e, Origin::File))
             );
             return ExitCode::from(exit::USAGE);
         }
     };
     let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::verdict::judgement(&judgement, &label, Style::detect_stdout()),
+        Format::Text => outputs::verdict::judgement(&judgement, &label, style),
         Format::Json => {
             let out = JudgementOut::of(&judgement, Some(label.clone()));
-            serde_json::to_string_pretty(&out).expect("verdicts serialize") + "\n"
+            safe::json(serde_json::to_string_pretty(&out).expect("verdicts serialize")) + "\n"
         }
     };
     write_stdout(&text);
@@ -133,7 +152,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode 
     })
 }
 
-fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
+fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style) -> ExitCode {
     let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -141,7 +160,11 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
     let capture = match inputs::har::read(&bytes) {
         Ok(h) => h,
         Err(e) => {
-            eprintln!("mcp-verdict: {label}: not a valid HAR file: {e}");
+            eprintln!(
+                "mcp-verdict: {}: not a valid HAR file: {}",
+                safe::text(&label),
+                safe::text(&e.to_string())
+            );
             return ExitCode::from(exit::INPUT);
         }
     };
@@ -152,11 +175,12 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
     };
     let report = run::har::judge(&capture, &options);
     let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::har::text(&report, &label, Style::detect_stdout()),
+        Format::Text => outputs::har::text(&report, &label, style),
         Format::Json => {
-            serde_json::to_string_pretty(&outputs::har::view(&report, &label))
-                .expect("reports serialize")
-                + "\n"
+            safe::json(
+                serde_json::to_string_pretty(&outputs::har::view(&report, &label))
+                    .expect("reports serialize"),
+            ) + "\n"
         }
     };
     write_stdout(&text);
@@ -190,27 +214,31 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
     };
     let label = path.display().to_string();
     let stdout = std::io::stdout().lock();
-    let result = if file::is_stdin(path) {
-        stream::run(
-            std::io::BufReader::with_capacity(64 << 10, std::io::stdin()),
-            stdout,
-            &options,
-            &JsonLines,
-        )
+    let (input, length): (Box<dyn std::io::Read + Send>, Option<u64>) = if file::is_stdin(path) {
+        (Box::new(std::io::stdin()), None)
     } else {
         match std::fs::File::open(path) {
-            Ok(f) => stream::run(
-                std::io::BufReader::with_capacity(64 << 10, f),
-                stdout,
-                &options,
-                &JsonLines,
-            ),
+            Ok(f) => {
+                let length = f.metadata().ok().map(|m| m.len());
+                (Box::new(f), length)
+            }
             Err(error) => {
                 eprintln!("mcp-verdict: {}", file::ReadError { label, error });
                 return ExitCode::from(exit::INPUT);
             }
         }
     };
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| super::progress::bytes(length));
+    let reader = super::progress::Counted::new(input, bar.clone());
+    let result = stream::run(
+        std::io::BufReader::with_capacity(64 << 10, reader),
+        stdout,
+        &options,
+        &JsonLines,
+    );
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
     let summary = match result {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return ExitCode::from(exit::OK),
@@ -224,7 +252,7 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
             return ExitCode::from(exit::INPUT);
         }
     };
-    if a.summary || std::io::stderr().is_terminal() {
+    if a.summary || (!a.quiet && std::io::stderr().is_terminal()) {
         eprintln!("mcp-verdict: {}", summary.line());
     }
     ExitCode::from(if summary.failed() {

@@ -4,23 +4,50 @@
 mod check;
 mod classify;
 mod probe;
+mod progress;
 mod rules_cmd;
 mod serve;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use crate::judge::Engine;
+use crate::outputs::ColorChoice;
 use crate::vocab::Protocol;
 
 /// Judge MCP tools/call responses per protocol revision and cite the spec rule behind every
 /// verdict.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-verdict", version, about, long_about = None)]
+#[command(name = "mcp-verdict", version, about, long_about = None, after_help = exit_help(&[
+    (exit::OK, "as expected (each command's --help says what that means for it)"),
+    (exit::FINDINGS, "findings or failures (a verdict with an error finding, a failing check)"),
+    (exit::USAGE, "usage: bad arguments, or a revision that cannot be told"),
+    (exit::INPUT, "an input could not be read or is not valid"),
+]))]
 pub struct Cli {
+    /// When to colour the output: auto (when writing to a terminal, unless NO_COLOR is set;
+    /// CLICOLOR_FORCE colours a pipe too), always, never.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Settings every command shares.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Global {
+    /// `--color`.
+    pub color: ColorChoice,
+}
+
+/// An "Exit status" section for `--help`, from the codes of [`crate::vocab::exit`].
+pub(crate) fn exit_help(lines: &[(u8, &str)]) -> String {
+    let mut s = String::from("Exit status:\n");
+    for (code, what) in lines {
+        s.push_str(&format!("  {code}  {what}\n"));
+    }
+    s
 }
 
 #[derive(Debug, Subcommand)]
@@ -37,6 +64,20 @@ enum Command {
     Check(check::CheckArgs),
     /// Probe a live MCP server under each revision and judge every tools/call exchange.
     Probe(probe::ProbeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = "Examples:
+  mcp-verdict completions bash > ~/.local/share/bash-completion/completions/mcp-verdict
+  mcp-verdict completions zsh > \"${fpath[1]}/_mcp-verdict\"
+  mcp-verdict completions fish > ~/.config/fish/completions/mcp-verdict.fish
+
+Exit status:
+  0  the script was written
+  2  usage: an unknown shell")]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 pub(crate) use crate::vocab::exit;
@@ -101,11 +142,18 @@ pub(crate) fn write_stdout(text: &str) {
 /// Runs the command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    let g = Global { color: cli.color };
     match cli.command {
-        Command::Classify(a) => classify::run(a),
-        Command::Rules(a) => rules_cmd::run(a),
+        Command::Classify(a) => classify::run(a, g),
+        Command::Rules(a) => rules_cmd::run(a, g),
         Command::Serve(a) => serve::run(a),
-        Command::Check(a) => check::run(a),
-        Command::Probe(a) => probe::run(a),
+        Command::Check(a) => check::run(a, g),
+        Command::Probe(a) => probe::run(a, g),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "mcp-verdict", &mut out);
+            write_stdout(&String::from_utf8_lossy(&out));
+            ExitCode::from(exit::OK)
+        }
     }
 }

@@ -17,20 +17,7 @@ use crate::vocab::{Protocol, exit};
 /// (`server/discover` or `initialize`), list its tools, call tools, and judge every
 /// `tools/call` exchange as received.
 #[derive(Debug, Clone, Args)]
-#[command(after_help = "\
-Besides the tools named with --tool, the probe calls an unknown tool name and, for each tool \
-marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
-don't). It never retries on its own.
-
-Exit status: 0 every judged verdict is free of error findings; 1 an error finding, a call \
-without a response, a failed setup, or nothing probed; 2 usage; 3 server unreachable.
-
-Examples:
-  mcp-verdict probe http://127.0.0.1:3000/mcp
-  mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 \\
-      --tool echo --args '{\"text\":\"hi\"}' --no-auto-calls
-  mcp-verdict probe http://127.0.0.1:3000/mcp -H \"Authorization: Bearer $TOKEN\" \\
-      --record out/ --log probe.jsonl --format json")]
+#[command(after_help = probe_help())]
 pub struct ProbeArgs {
     /// The MCP endpoint URL (http://, or https:// in builds with the `tls` feature).
     #[arg(value_name = "URL")]
@@ -91,6 +78,34 @@ pub struct ProbeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+fn probe_help() -> String {
+    format!(
+        "Besides the tools named with --tool, the probe calls an unknown tool name and, for each \
+tool marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
+don't). It never retries on its own.
+
+{}
+Examples:
+  mcp-verdict probe http://127.0.0.1:3000/mcp
+  mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 \\
+      --tool echo --args '{{\"text\":\"hi\"}}' --no-auto-calls
+  mcp-verdict probe http://127.0.0.1:3000/mcp -H \"Authorization: Bearer $TOKEN\" \\
+      --record out/ --log probe.jsonl --format json",
+        super::exit_help(&[
+            (exit::OK, "every judged verdict is free of error findings"),
+            (
+                exit::FINDINGS,
+                "an error finding, a call without a response, a failed setup, or nothing probed",
+            ),
+            (
+                exit::USAGE,
+                "usage: bad arguments, an unreadable --answers file"
+            ),
+            (exit::INPUT, "the server is unreachable"),
+        ])
+    )
 }
 
 /// `--tool NAME` and `--args JSON` pairs, in command-line order; `--args` applies to the
@@ -256,7 +271,7 @@ impl ProbeArgs {
 }
 
 /// Runs `probe`.
-pub fn run(args: ProbeArgs) -> ExitCode {
+pub(crate) fn run(args: ProbeArgs, g: super::Global) -> ExitCode {
     let config = match args.to_config() {
         Ok(c) => c,
         Err(e) => {
@@ -294,10 +309,11 @@ pub fn run(args: ProbeArgs) -> ExitCode {
         eprintln!("mcp-verdict probe: cannot append to {}: {e}", log.display());
     }
     match args.format {
-        Format::Text => print!("{}", render_text(&report, Style::detect_stdout())),
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&report.to_output()).expect("report serializes")
+        Format::Text => super::write_stdout(&render_text(&report, Style::stdout(g.color))),
+        Format::Json => super::write_stdout(
+            &(crate::outputs::safe::json(
+                serde_json::to_string_pretty(&report.to_output()).expect("report serializes"),
+            ) + "\n"),
         ),
     }
     ExitCode::from(report.exit_code())

@@ -11,6 +11,10 @@ use crate::outputs::{self, Style};
 use crate::vocab::Protocol;
 
 #[derive(Debug, Args)]
+#[command(after_help = super::exit_help(&[
+    (exit::OK, "the rules were listed or explained"),
+    (exit::USAGE, "usage: an unknown rule id, or a rule table that does not load"),
+]))]
 pub(crate) struct RulesArgs {
     /// A rule id to explain; without it, list every rule.
     #[arg(value_name = "ID")]
@@ -57,12 +61,12 @@ struct RevisionOut<'a> {
     quote: &'a str,
 }
 
-pub(crate) fn run(a: RulesArgs) -> ExitCode {
+pub(crate) fn run(a: RulesArgs, g: super::Global) -> ExitCode {
     let table = match load_engine(&a.rules) {
         Ok(e) => e.table(),
         Err(code) => return code,
     };
-    let style = Style::detect_stdout();
+    let style = Style::stdout(g.color);
     let selected: Vec<&crate::rules::Rule> = match &a.id {
         Some(id) => match table.rule(id) {
             Some(r) => vec![r],

@@ -12,6 +12,11 @@ use crate::vocab::{Protocol, exit};
 /// Run a fault-injecting MCP Streamable HTTP server (2025-11-25 and 2026-07-28
 /// on one endpoint) for testing client error handling.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = super::exit_help(&[
+    (exit::OK, "--list printed the scenarios (otherwise the server runs until interrupted)"),
+    (exit::FINDINGS, "the address could not be bound, or the log file not opened"),
+    (exit::USAGE, "usage: bad arguments or an unknown scenario"),
+]))]
 pub(crate) struct ServeArgs {
     /// Scenario to inject, as `NAME` or `NAME:PARAMS` (see --list).
     #[arg(long, value_name = "NAME[:PARAMS]", default_value = "baseline")]
@@ -94,7 +99,7 @@ pub(crate) fn run(args: ServeArgs) -> ExitCode {
                 "mcp-verdict serve: binding {}:{}{log} failed: {e}",
                 args.host, args.port
             );
-            return ExitCode::FAILURE;
+            return ExitCode::from(exit::FINDINGS);
         }
     };
     let mut out = std::io::stdout().lock();

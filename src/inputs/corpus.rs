@@ -65,10 +65,26 @@ pub fn collect_files<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, Corpus
     let mut seen = BTreeSet::new();
     let mut files: Vec<PathBuf> = out
         .into_iter()
-        .filter(|p| seen.insert(display_path(p)))
+        .filter(|p| seen.insert(display_path(p, None)))
         .collect();
-    files.sort_by_key(|p| display_path(p));
+    files.sort_by_key(|p| display_path(p, None));
     Ok(files)
+}
+
+/// Paths read from a list: one per line, or NUL-separated when the text holds a NUL (as
+/// `find -print0` writes them); blank lines and surrounding whitespace of a line are
+/// ignored.
+pub fn path_list(text: &str) -> Vec<PathBuf> {
+    let items: Vec<&str> = if text.contains('\0') {
+        text.split('\0').collect()
+    } else {
+        text.lines().map(str::trim).collect()
+    };
+    items
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .collect()
 }
 
 fn walk(dir: &Path, out: &mut BTreeSet<PathBuf>) {
@@ -90,18 +106,53 @@ fn walk(dir: &Path, out: &mut BTreeSet<PathBuf>) {
     }
 }
 
-/// A path as reports show it: relative to the current directory when below it, `/`-separated,
-/// without a leading `./`.
-pub(crate) fn display_path(p: &Path) -> String {
-    let rel = if p.is_absolute() {
-        std::env::current_dir()
-            .ok()
-            .and_then(|cwd| p.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-            .unwrap_or_else(|| p.to_path_buf())
-    } else {
-        p.to_path_buf()
+/// A path as reports show it: relative to `root` (an absolute directory; default: the current
+/// directory) when below it, else absolute; `/`-separated, without a leading `./`.
+pub(crate) fn display_path(p: &Path, root: Option<&Path>) -> String {
+    if root.is_none() && p.is_relative() {
+        return normalize_path(&p.to_string_lossy());
+    }
+    let cwd = std::env::current_dir().ok();
+    let root = root.map(Path::to_path_buf).or_else(|| cwd.clone());
+    let abs = match (&cwd, p.is_absolute()) {
+        (Some(cwd), false) => cwd.join(p),
+        _ => p.to_path_buf(),
     };
+    let rel = root
+        .and_then(|r| {
+            lexical(&abs)
+                .strip_prefix(lexical(&r))
+                .ok()
+                .map(Path::to_path_buf)
+        })
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or_else(|| {
+            if p.is_absolute() {
+                lexical(p)
+            } else {
+                lexical(&abs)
+            }
+        });
     normalize_path(&rel.to_string_lossy())
+}
+
+/// `p` without `.` segments and with `..` applied to what precedes it (no file system access:
+/// symbolic links are not followed).
+pub(crate) fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
 }
 
 /// `\` to `/`, no leading `./`, no repeated `/`.

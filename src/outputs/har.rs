@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::Style;
+use super::safe::text as esc;
 use crate::run::har::{EntryResult, Report, Summary, entry_label};
 use crate::views::JudgementOut;
 
@@ -108,15 +109,15 @@ pub fn view(report: &Report<'_, '_>, file: &str) -> ReportOut {
 pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
     let mut out = String::new();
     let from = match (&report.har.version, &report.har.creator) {
-        (Some(v), Some(c)) => format!(" (HAR {v}, {c})"),
-        (Some(v), None) => format!(" (HAR {v})"),
-        (None, Some(c)) => format!(" ({c})"),
+        (Some(v), Some(c)) => format!(" (HAR {}, {})", esc(v), esc(c)),
+        (Some(v), None) => format!(" (HAR {})", esc(v)),
+        (None, Some(c)) => format!(" ({})", esc(c)),
         (None, None) => String::new(),
     };
     let _ = writeln!(
         out,
         "{}{}: {} entries",
-        style.bold(file),
+        style.bold(&esc(file)),
         from,
         report.har.entries.len()
     );
@@ -127,12 +128,17 @@ pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
         let tool = e
             .tool
             .as_deref()
-            .map_or_else(String::new, |t| format!(" (tool {t})"));
+            .map_or_else(String::new, |t| format!(" (tool {})", esc(t)));
         let _ = writeln!(out);
         let _ = writeln!(
             out,
             "{}",
-            style.bold(&format!("entry {}: {} {}{tool}", e.index, e.method, e.url))
+            style.bold(&format!(
+                "entry {}: {} {}{tool}",
+                e.index,
+                esc(&e.method),
+                esc(&e.url)
+            ))
         );
         match r {
             EntryResult::Judged(j) => {
@@ -141,15 +147,15 @@ pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
                 out.push_str(text.split_once('\n').map_or("", |(_, rest)| rest));
             }
             EntryResult::NotRecorded(why) => {
-                let _ = writeln!(out, "  body not recorded: {why}");
+                let _ = writeln!(out, "  body not recorded: {}", esc(why));
             }
             EntryResult::NotJudged(why) => {
-                let _ = writeln!(out, "  not judged: {why}");
+                let _ = writeln!(out, "  not judged: {}", esc(why));
             }
             EntryResult::Skipped(_) => {}
         }
         for n in &e.notes {
-            let _ = writeln!(out, "  {} {n}", style.dim("capture:"));
+            let _ = writeln!(out, "  {} {}", style.dim("capture:"), esc(n));
         }
     }
     let s = &report.summary;
@@ -163,7 +169,11 @@ pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
     let _ = writeln!(out, "  not recorded  {} tools/call", s.not_recorded);
     let _ = writeln!(out, "  not judged    {} tools/call", s.not_judged);
     let skipped: usize = s.skipped.values().sum();
-    let kinds: Vec<String> = s.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let kinds: Vec<String> = s
+        .skipped
+        .iter()
+        .map(|(k, n)| format!("{} {n}", esc(k)))
+        .collect();
     if kinds.is_empty() {
         let _ = writeln!(out, "  skipped       0");
     } else {

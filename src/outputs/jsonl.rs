@@ -1,6 +1,7 @@
 //! `classify --jsonl`: one JSON record per input line, `{"line": N, ...verdicts}` for a judged
 //! exchange (the `classify --format json` document with its line number first) or
-//! `{"line": N, "error": "..."}` for a line that could not be judged.
+//! `{"line": N, "error": "..."}` for a line that could not be judged. Characters that would
+//! act on a terminal are written as `\uXXXX` escapes ([`super::safe::json`]).
 
 use serde::Serialize;
 
@@ -28,14 +29,18 @@ pub struct JsonLines;
 impl LineFormat for JsonLines {
     fn judged(&self, line: usize, judgement: &Judgement<'_>, exchange: Option<String>) -> String {
         let out = JudgementOut::of(judgement, exchange);
-        serde_json::to_string(&LineOut {
-            line,
-            judgement: &out,
-        })
-        .expect("verdicts serialize")
+        super::safe::json(
+            serde_json::to_string(&LineOut {
+                line,
+                judgement: &out,
+            })
+            .expect("verdicts serialize"),
+        )
     }
 
     fn error(&self, line: usize, error: &str) -> String {
-        serde_json::to_string(&ErrorOut { line, error }).expect("records serialize")
+        super::safe::json(
+            serde_json::to_string(&ErrorOut { line, error }).expect("records serialize"),
+        )
     }
 }

@@ -9,10 +9,11 @@ pub mod jsonl;
 #[cfg(feature = "probe")]
 pub mod probe;
 pub mod rules;
+pub mod safe;
 mod style;
 pub mod verdict;
 
-pub use style::Style;
+pub use style::{ColorChoice, Style};
 
 /// Writes to stdout; a reader that closed the pipe early (e.g. `| head`) is not an error.
 pub fn write_stdout(text: &str) {

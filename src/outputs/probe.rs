@@ -9,6 +9,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::safe::text as esc;
 use super::{self as outputs, Style};
 use crate::probe::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus};
 use crate::views::JudgementOut;
@@ -283,16 +284,17 @@ fn diag_record(x: &CallExchange) -> DiagRecord {
 }
 
 /// The text report: per revision, its setup; per exchange, the HTTP requests so far with
-/// their statuses, then the verdict as `classify` renders it.
+/// their statuses, then the verdict as `classify` renders it. What the server sent (tool names,
+/// server info, notes) is escaped ([`super::safe`]).
 pub fn render_text(report: &ProbeReport, style: Style) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} {}", style.bold("probe"), report.url);
+    let _ = writeln!(out, "{} {}", style.bold("probe"), esc(&report.url));
     for r in &report.runs {
         let _ = writeln!(out);
         let status = match &r.status {
             RunStatus::Probed => "probed".to_string(),
-            RunStatus::Unsupported(why) => format!("not supported by the server: {why}"),
-            RunStatus::Failed(why) => format!("setup failed: {why}"),
+            RunStatus::Unsupported(why) => format!("not supported by the server: {}", esc(why)),
+            RunStatus::Failed(why) => format!("setup failed: {}", esc(why)),
         };
         let _ = writeln!(
             out,
@@ -301,13 +303,14 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
             status
         );
         if let Some(info) = server_label(r) {
-            let _ = writeln!(out, "   server: {info}");
+            let _ = writeln!(out, "   server: {}", esc(&info));
         }
         if !r.tools.is_empty() {
-            let names: Vec<&str> = r
+            let names: Vec<std::borrow::Cow<'_, str>> = r
                 .tools
                 .iter()
                 .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(esc)
                 .collect();
             let _ = writeln!(out, "   tools ({}): {}", names.len(), names.join(", "));
         }
@@ -329,33 +332,33 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
             let what = match &x.call.kind {
                 CallKind::Named => String::new(),
                 CallKind::UnknownTool => " — unknown tool".to_string(),
-                CallKind::InvalidArguments { violation } => format!(" — {violation}"),
+                CallKind::InvalidArguments { violation } => format!(" — {}", esc(violation)),
             };
             let _ = writeln!(
                 out,
                 "{}",
-                style.bold(&format!("-- tools/call {}{round}{what}", x.call.name))
+                style.bold(&format!("-- tools/call {}{round}{what}", esc(&x.call.name)))
             );
             let seq: Vec<String> = r.steps[..x.steps_so_far]
                 .iter()
-                .map(HttpStep::describe)
+                .map(|s| esc(&s.describe()).into_owned())
                 .collect();
             let _ = writeln!(out, "   HTTP so far: {}", seq.join(", "));
             for s in &r.steps[shown..x.steps_so_far] {
                 if let Some(n) = &s.note {
-                    let _ = writeln!(out, "   note: {}: {n}", s.describe());
+                    let _ = writeln!(out, "   note: {}: {}", esc(&s.describe()), esc(n));
                 }
             }
             shown = x.steps_so_far;
             for q in &x.server_requests {
-                let _ = writeln!(out, "   server request: {q}");
+                let _ = writeln!(out, "   server request: {}", esc(q));
             }
             let label = x.exchange.name.clone().unwrap_or_else(|| x.label.clone());
             for line in outputs::verdict::judgement(&x.judgement, &label, style).lines() {
                 let _ = writeln!(out, "   {line}");
             }
             if let Some(f) = &x.follow_up {
-                let _ = writeln!(out, "   {f}");
+                let _ = writeln!(out, "   {}", esc(f));
             }
         }
         // Steps after the last exchange (e.g. the session DELETE).
@@ -366,7 +369,13 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
             step_line(&mut out, s, style);
         }
         for (label, why) in &r.failures {
-            let _ = writeln!(out, "   {} {label}: {why}", style.bold("no response"));
+            let _ = writeln!(
+                out,
+                "   {} {}: {}",
+                style.bold("no response"),
+                esc(label),
+                esc(why)
+            );
         }
     }
     let _ = writeln!(out);
@@ -390,9 +399,9 @@ fn first_step_of(r: &RevisionRun, x: &CallExchange) -> usize {
 }
 
 fn step_line(out: &mut String, s: &HttpStep, style: Style) {
-    let _ = writeln!(out, "   {}", s.describe());
+    let _ = writeln!(out, "   {}", esc(&s.describe()));
     if let Some(n) = &s.note {
-        let _ = writeln!(out, "     {}", style.dim(n));
+        let _ = writeln!(out, "     {}", style.dim(&esc(n)));
     }
 }
 

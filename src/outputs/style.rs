@@ -3,6 +3,35 @@
 use crate::judge::Verdict;
 use crate::vocab::Severity;
 
+/// When to colour output (`--color`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum ColorChoice {
+    /// When the stream is a terminal, unless `NO_COLOR` is set (non-empty); `CLICOLOR_FORCE`
+    /// (non-empty, not `0`) colours a stream that is not a terminal.
+    #[default]
+    Auto,
+    /// Always, whatever the stream and the environment.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour a stream, `is_terminal` telling whether it is a terminal.
+    pub fn colors(self, is_terminal: bool) -> bool {
+        let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0");
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                !no_color && (is_terminal || set("CLICOLOR_FORCE"))
+            }
+        }
+    }
+}
+
 /// ANSI styling, on only when asked for.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Style {
@@ -13,10 +42,14 @@ pub struct Style {
 impl Style {
     /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
     pub fn detect_stdout() -> Style {
+        Style::stdout(ColorChoice::Auto)
+    }
+
+    /// The styling of stdout under a `--color` choice.
+    pub fn stdout(choice: ColorChoice) -> Style {
         use std::io::IsTerminal;
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Style {
-            color: !no_color && std::io::stdout().is_terminal(),
+            color: choice.colors(std::io::stdout().is_terminal()),
         }
     }
 

@@ -3,11 +3,14 @@
 use std::fmt::Write as _;
 
 use super::Style;
+use super::safe::text as esc;
 use crate::judge::{Judgement, Verdict};
 
-/// Renders a judgement: one block per revision, then what differs.
+/// Renders a judgement: one block per revision, then what differs. Every string that came
+/// from the exchange (and the label, a file name) is escaped ([`super::safe`]).
 pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
     let mut out = String::new();
+    let label = &*esc(label);
     let _ = writeln!(out, "{}", style.bold(label));
     for v in &j.verdicts {
         verdict(&mut out, v, label, style);
@@ -16,8 +19,12 @@ pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
     if !diffs.is_empty() {
         let _ = writeln!(out, "  {}", style.bold("differences between revisions"));
         for d in diffs {
-            let vals: Vec<String> = d.values.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            let _ = writeln!(out, "    {:<40} {}", d.aspect, vals.join("   "));
+            let vals: Vec<String> = d
+                .values
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", esc(v)))
+                .collect();
+            let _ = writeln!(out, "    {:<40} {}", esc(&d.aspect), vals.join("   "));
         }
     }
     out
@@ -31,7 +38,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
         style.outcome(v),
         style.dim(&format!("[{} layer]", v.layer()))
     );
-    let _ = writeln!(out, "    {}", v.summary());
+    let _ = writeln!(out, "    {}", esc(&v.summary()));
     let table = v.table();
     let mut cite = |kind: &str, a: &crate::rules::Active| {
         let r = table.rule_of(a);
@@ -47,7 +54,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             out,
             "    {:<10} {}",
             "",
-            style.dim(&format!("\u{201c}{}\u{201d}", a.cite.quote))
+            style.dim(&format!("\u{201c}{}\u{201d}", esc(&a.cite.quote)))
         );
     };
     if let Some(a) = v.decided_by {
@@ -62,7 +69,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
     if !v.findings.is_empty() {
         let _ = writeln!(out, "    findings");
         for f in &v.findings {
-            let path = crate::vocab::pointer::json_path(&f.pointer);
+            let path = esc(&crate::vocab::pointer::json_path(&f.pointer)).into_owned();
             let at = match f.event {
                 Some(e) => format!("{label}::event[{e}]{path}"),
                 None => format!("{label}::{path}"),
@@ -73,7 +80,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
                 style.severity(f.severity),
                 f.rule.id,
                 at,
-                f.message
+                esc(&f.message)
             );
         }
     }
@@ -86,9 +93,9 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             &serde_json::to_value(advice.action)
                 .map_or_else(|_| "?".into(), |a| a.as_str().unwrap_or("?").to_string())
         ),
-        advice.detail
+        esc(&advice.detail)
     );
     for n in &v.notes {
-        let _ = writeln!(out, "    {} {n}", style.dim("note:"));
+        let _ = writeln!(out, "    {} {}", style.dim("note:"), esc(n));
     }
 }

@@ -430,8 +430,9 @@ impl ExchangeFile {
                 ""
             };
             ExchangeError {
-                line: Some(e.line()),
-                column: Some(e.column()),
+                line: Some(e.line().max(1)),
+                // serde_json counts 0 at the start of a line (an empty file); columns are 1-based.
+                column: Some(e.column().max(1)),
                 message: format!("{e}{hint}"),
             }
         })

@@ -38,6 +38,7 @@ fn file(name: &str, results: Vec<RevisionResult>) -> FileResult {
         name: None,
         error: None,
         results,
+        elapsed: Default::default(),
     }
 }
 

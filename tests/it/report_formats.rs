@@ -386,7 +386,7 @@ fn junit_is_well_formed_and_structured() {
     assert_eq!(root.name, spec["root"]);
     check_structure(&root, &spec);
     let num = |el: &El, k: &str| el.attrs.get(k).map_or(0, |v| v.parse::<usize>().unwrap());
-    let (mut tests, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
+    let (mut tests, mut failures, mut errors) = (0, 0, 0);
     for suite in &root.children {
         let cases: Vec<&El> = suite
             .children
@@ -406,12 +406,18 @@ fn junit_is_well_formed_and_structured() {
         tests += cases.len();
         failures += f;
         errors += e;
-        skipped += s;
+        for c in &cases {
+            let t: f64 = c.attrs["time"].parse().unwrap();
+            assert!(t >= 0.0 && c.attrs["time"].split('.').nth(1).unwrap().len() == 3);
+        }
     }
     assert_eq!(num(&root, "tests"), tests);
     assert_eq!(num(&root, "failures"), failures);
     assert_eq!(num(&root, "errors"), errors);
-    assert_eq!(num(&root, "skipped"), skipped);
+    assert!(
+        !root.attrs.contains_key("skipped"),
+        "junit-10.xsd has no `skipped` on <testsuites>"
+    );
 
     let suite = |name: &str| {
         root.children
@@ -435,7 +441,15 @@ fn junit_is_well_formed_and_structured() {
     assert_eq!(failure.name, "failure");
     assert_eq!(
         failure.attrs["message"],
-        "outcome INVALID_TOOL_RESULT (expected TOOL_SUCCESS); missing rule tools.result.is-error; unexpected rule content.block.fields"
+        "tests/data/check/corpus/fail/mismatch.json:13:19: outcome INVALID_TOOL_RESULT (expected TOOL_SUCCESS); missing rule tools.result.is-error; unexpected rule content.block.fields",
+        "the place first (the expect entry), then what differs"
+    );
+    assert!(
+        failure
+            .text
+            .contains("tests/data/check/corpus/fail/mismatch.json:10:"),
+        "the finding's line and column: {}",
+        failure.text
     );
     assert_eq!(count(suite("mcp-verdict 2026-07-28"), "testcase"), 2);
     assert_eq!(
@@ -487,89 +501,129 @@ fn sarif_validates_against_the_sarif_schema() {
             assert_eq!(rules[i]["id"], res["ruleId"], "ruleIndex points at ruleId");
         }
     }
-    // The body_json finding lands on its line in the file; the body-literal one on the body line.
+    // Only what should be acted on is a result: no suppressions, a fingerprint on each.
     let results: Vec<&Value> = runs
         .iter()
         .flat_map(|r| r["results"].as_array().unwrap())
         .collect();
+    let mut prints = std::collections::BTreeSet::new();
+    for r in &results {
+        assert!(r.get("suppressions").is_none(), "{r}");
+        let fp = r["partialFingerprints"]["mcpVerdict/v1"].as_str().unwrap();
+        assert!(
+            prints.insert(fp.to_string()),
+            "fingerprints are unique: {r}"
+        );
+        let loc = &r["locations"][0]["physicalLocation"];
+        let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(!uri.starts_with('/'), "{uri}");
+        assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%", "{uri}");
+        if let Some(region) = loc.get("region") {
+            assert!(region["startLine"].as_u64().unwrap() >= 1);
+            assert!(region["startColumn"].as_u64().unwrap() >= 1);
+        }
+    }
+    for run in runs {
+        let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+            .as_str()
+            .unwrap();
+        assert!(
+            base.starts_with("file:///") && base.ends_with('/'),
+            "{base}"
+        );
+    }
     let find = |file: &str, rule: &str, protocol: &str| {
         results
             .iter()
-            .find(|r| {
+            .filter(|r| {
                 r["ruleId"] == rule
                     && r["properties"]["protocol"] == protocol
                     && r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == file
             })
             .copied()
-            .unwrap_or_else(|| panic!("{file} {rule}"))
+            .collect::<Vec<&Value>>()
     };
-    let r = find(
-        "tests/data/check/corpus/ok/tool-error-both.json",
-        "base.result-type.required",
-        "2026-07-28",
+    assert!(
+        find(
+            "tests/data/check/corpus/ok/tool-error-both.json",
+            "base.result-type.required",
+            "2026-07-28",
+        )
+        .is_empty(),
+        "a finding the fixture expects is no result"
     );
-    assert_eq!(
-        r["locations"][0]["physicalLocation"]["region"]["startLine"], 13,
-        "the `result` object"
-    );
-    assert_eq!(r["properties"]["pointer"], "/result/resultType");
-    assert_eq!(r["properties"]["outcome"], "TOOL_ERROR");
-    assert_eq!(
-        r["suppressions"][0]["kind"], "inSource",
-        "the fixture expects it"
-    );
+    // A rule listed in `absent` that is found: at the finding, in the body literal's line.
     let r = find(
         "tests/data/check/corpus/fail/mismatch.json",
         "content.block.fields",
         "2025-11-25",
     );
+    assert_eq!(r.len(), 1);
     assert_eq!(
-        r["locations"][0]["physicalLocation"]["region"]["startLine"], 10,
+        r[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 10,
         "the body line"
     );
-    assert!(r.get("suppressions").is_none());
+    assert_eq!(r[0]["level"], "error");
+    // The outcome and the missing rule: at the expect entry.
     let r = find(
         "tests/data/check/corpus/fail/mismatch.json",
         "mcp-verdict/expectation",
         "2025-11-25",
     );
-    assert_eq!(
-        r["locations"][0]["physicalLocation"]["region"]["startLine"], 13,
-        "the expect entry"
-    );
+    assert_eq!(r.len(), 2, "{r:#?}");
+    for x in &r {
+        assert_eq!(
+            x["locations"][0]["physicalLocation"]["region"]["startLine"], 13,
+            "the expect entry"
+        );
+    }
+    // A failing finding of a file without expectations: at the `response` member.
     let r = find(
         "tests/data/check/corpus/conformance/missing-result-type.json",
         "transport.http.400-missing-meta",
         "2026-07-28",
     );
     assert_eq!(
-        r["locations"][0]["physicalLocation"]["region"]["startLine"], 7,
+        r[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 7,
         "the response member"
     );
-    let r = find(
-        "tests/data/check/corpus/conformance/missing-result-type.json",
-        "base.result-type.required",
-        "2026-07-28",
+    assert!(
+        find(
+            "tests/data/check/corpus/conformance/missing-result-type.json",
+            "base.result-type.required",
+            "2026-07-28",
+        )
+        .is_empty(),
+        "a failure listed in the baseline is no result"
     );
-    assert_eq!(r["suppressions"][0]["kind"], "external", "baselined");
-    let invalid: Vec<&&Value> = results
-        .iter()
-        .filter(|r| r["ruleId"] == "mcp-verdict/invalid-file")
-        .collect();
-    assert_eq!(invalid.len(), 3);
+    let count = |rule: &str| results.iter().filter(|r| r["ruleId"] == rule).count();
+    assert_eq!(count("mcp-verdict/invalid-file"), 3);
+    assert_eq!(count("mcp-verdict/stale-baseline"), 1);
+    assert_eq!(
+        results.len(),
+        2 + 1 + 1 + 3 + 1,
+        "expectation (2), unexpected finding, failing finding, invalid files, stale entry"
+    );
 }
 
 #[test]
 fn html_is_self_contained_and_escaped() {
     let page = html::render(run(), Some(cov()));
     assert!(page.starts_with("<!DOCTYPE html>"));
-    // No external assets: no src, no <link>, no url(), no @import; hrefs are in-page anchors
-    // or spec links on <a>.
-    for banned in [
-        "src=", "<link", "url(", "@import", "<script", "<iframe", "<img",
-    ] {
-        assert!(!page.to_ascii_lowercase().contains(banned), "{banned}");
+    // No external assets: no src, no <link>, no url(), no @import; one inline script; hrefs are
+    // in-page anchors or spec links on <a>; a policy that forbids loading anything.
+    let lower = page.to_ascii_lowercase();
+    for banned in ["src=", "<link", "url(", "@import", "<iframe", "<img"] {
+        assert!(!lower.contains(banned), "{banned}");
     }
+    assert_eq!(lower.matches("<script").count(), 1);
+    assert!(
+        lower.contains("<script>\n(function(){"),
+        "inline, no attributes"
+    );
+    assert!(page.contains(
+        "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\""
+    ));
     let table = mcp_verdict::Engine::builtin().table();
     let spec_urls: std::collections::BTreeSet<String> = mcp_verdict::Protocol::all()
         .flat_map(|p| {
@@ -578,6 +632,11 @@ fn html_is_self_contained_and_escaped() {
                 .iter()
                 .map(|a| a.cite.url.replace('&', "&amp;"))
         })
+        .collect();
+    let ids: std::collections::BTreeSet<&str> = page
+        .split("id=\"")
+        .skip(1)
+        .map(|s| &s[..s.find('"').unwrap()])
         .collect();
     let mut rest = page.as_str();
     let mut spec_links = 0;
@@ -594,7 +653,8 @@ fn html_is_self_contained_and_escaped() {
             );
             spec_links += 1;
         } else {
-            assert!(url.starts_with('#'), "{url}");
+            let target = url.strip_prefix('#').unwrap_or_else(|| panic!("{url}"));
+            assert!(ids.contains(target), "#{target} points at no element");
         }
         rest = &rest[i + 6..];
     }
@@ -610,6 +670,41 @@ fn html_is_self_contained_and_escaped() {
     );
     assert!(page.contains("not exercised"));
     assert!(page.contains("id=\"conformance-2025-11-25\""));
+    // The failures come before the details, the conformance tables after them, collapsed.
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("{s}"));
+    assert!(at("id=\"failures\"") < at("id=\"files\""));
+    assert!(at("id=\"files\"") < at("id=\"conformance-2025-11-25\""));
+    assert!(
+        page[at("id=\"conformance-2025-11-25\"")..].contains("<details><summary>Per-rule table")
+    );
+    // A failure says why: the message, the rule linked to the spec, the sentence quoted.
+    let failures = &page[at("id=\"failures\"")..at("id=\"files\"")];
+    let row = failures
+        .lines()
+        .find(|l| l.contains("mismatch.json") && l.starts_with("<tr "))
+        .unwrap();
+    assert!(
+        row.contains("<code>$.result.content[0].text</code>"),
+        "{row}"
+    );
+    assert!(row.contains("is a required property"), "{row}");
+    assert!(row.contains("<a class=\"rule\" href=\"https://"), "{row}");
+    assert!(row.contains("<blockquote>"), "{row}");
+    assert!(
+        row.contains("data-status=\"FAIL\" data-rev=\"2025-11-25\""),
+        "{row}"
+    );
+    assert!(
+        row.contains(
+            "href=\"#f-tests_2fdata_2fcheck_2fcorpus_2ffail_2fmismatch_2ejson--2025-11-25\""
+        ),
+        "{row}"
+    );
+    // Code spans are code, not backticks.
+    assert!(!failures.contains('`'), "raw Markdown in the failures");
+    // The filter offers the failures' own values.
+    assert!(failures.contains("<select name=\"rule\">"), "{failures}");
+    assert!(failures.contains("<option>content.block.fields</option>"));
 }
 
 #[test]
@@ -671,6 +766,12 @@ fn reports_on_the_shipped_fixture_corpus_validate() {
         "tests/data/check/sarif-2.1.0-subset.schema.json",
         &sarif::render(&run),
     );
+    // A passing run has nothing to act on: no SARIF result at all.
+    let log: Value = serde_json::from_str(&sarif::render(&run)).unwrap();
+    assert_eq!(run.exit_code(false), 0);
+    for r in log["runs"].as_array().unwrap() {
+        assert_eq!(r["results"], serde_json::json!([]), "{}", r["properties"]);
+    }
     // Findings in stream events are located inside the body literal, with an excerpt.
     let located = run
         .results()

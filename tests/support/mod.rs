@@ -10,3 +10,4 @@ pub mod rng;
 pub mod serve;
 pub mod synth;
 pub mod temp;
+pub mod tools;

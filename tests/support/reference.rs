@@ -5,6 +5,8 @@
 //!   pages) of that revision, as in the official MCP specification repository.
 //! - `MCP_RESEARCH_DIR`: the research notes (`spec-rules.md`, whose §5 table the edge-case
 //!   vectors transcribe).
+//! - `MCP_REFERENCE_DIR`: third-party schemas of the report formats (`sarif-schema-2.1.0.json`,
+//!   the OASIS SARIF 2.1.0 schema; `jenkins-junit-10.xsd`, the Jenkins JUnit plugin's schema).
 //!
 //! A test that needs one of them is skipped, with one line saying so, when its variable is not
 //! set or names no readable directory; with `MCP_VERDICT_REQUIRE_SPEC=1` it fails instead.
@@ -24,6 +26,8 @@ pub enum Reference {
     Spec,
     /// The research notes (`MCP_RESEARCH_DIR`).
     Research,
+    /// The report formats' schemas (`MCP_REFERENCE_DIR`).
+    Reports,
 }
 
 impl Reference {
@@ -31,6 +35,7 @@ impl Reference {
         match self {
             Reference::Spec => "MCP_SPEC_DIR",
             Reference::Research => "MCP_RESEARCH_DIR",
+            Reference::Reports => "MCP_REFERENCE_DIR",
         }
     }
 
@@ -44,6 +49,10 @@ impl Reference {
             Reference::Research => (
                 "the research notes",
                 "the directory of the research notes (spec-rules.md)",
+            ),
+            Reference::Reports => (
+                "the report formats' official schemas",
+                "a directory holding sarif-schema-2.1.0.json (OASIS SARIF 2.1.0) and jenkins-junit-10.xsd (the Jenkins JUnit plugin's junit-10.xsd)",
             ),
         }
     }

@@ -1,6 +1,9 @@
 //! `--format json` (one document; its JSON Schema is `schemas/check-report.schema.json`,
 //! generated from [`CheckReport`]) and `--format ndjson` (one record per line).
 //!
+//! Characters that would act on a terminal are written as `\uXXXX` escapes
+//! ([`crate::outputs::safe::json`]): the documents parse to the same values.
+//!
 //! NDJSON records carry a `record` tag:
 //! - `result`: one per (file, revision): `file`, `name`, then the fields of a
 //!   [`crate::run::check::RevisionResult`] (`protocol`, `status`, `expected`, `outcome`,
@@ -105,7 +108,9 @@ pub fn report<'a>(run: &'a CheckRun, coverage: Option<&'a Coverage>) -> CheckRep
 
 /// Renders `--format json` (pretty, with a final newline).
 pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
-    let mut s = serde_json::to_string_pretty(&report(run, coverage)).expect("report serializes");
+    let mut s = crate::outputs::safe::json(
+        serde_json::to_string_pretty(&report(run, coverage)).expect("report serializes"),
+    );
     s.push('\n');
     s
 }
@@ -150,7 +155,9 @@ enum Record<'a> {
 pub fn ndjson(run: &CheckRun, coverage: Option<&Coverage>) -> String {
     let mut out = String::new();
     let mut push = |r: &Record<'_>| {
-        out.push_str(&serde_json::to_string(r).expect("records serialize"));
+        out.push_str(&crate::outputs::safe::json(
+            serde_json::to_string(r).expect("records serialize"),
+        ));
         out.push('\n');
     };
     for (f, r) in run.results() {

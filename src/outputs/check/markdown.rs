@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 
 use crate::run::check::{CheckRun, Coverage, RuleState, Status};
 
-/// Escapes text for a Markdown table cell or paragraph: Markdown punctuation and HTML.
+/// Escapes text for a Markdown table cell or paragraph: Markdown punctuation and HTML (after
+/// [`crate::outputs::safe::text`]: no control or bidi character survives).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::outputs::safe::text(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -28,7 +29,7 @@ pub fn escape(s: &str) -> String {
 
 /// Inline code that survives any content (HTML-escaped, pipes escaped for tables).
 fn code(s: &str) -> String {
-    let s = s
+    let s = crate::outputs::safe::text(s)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -98,7 +99,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 let _ = writeln!(out, "```diff");
                 for line in d.lines(r.decided_by.as_deref()) {
                     // A fence cannot be closed from inside: lines start with - or +.
-                    let _ = writeln!(out, "{line}");
+                    let _ = writeln!(out, "{}", crate::outputs::safe::text(&line));
                 }
                 let _ = writeln!(out, "```\n");
             }
@@ -183,16 +184,12 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
     }
 
     for c in &run.conformance {
-        let count = |st: RuleState| c.rules.iter().filter(|r| r.state == st).count();
         let _ = writeln!(
             out,
-            "\n### Conformance {} ({} exchanges)\n\n{} rules: {} triggered, {} satisfied, {} not exercised. Counts are exchanges.\n",
+            "\n### Conformance {} ({} exchanges)\n\n{}. Counts are exchanges.\n",
             c.protocol,
             c.exchanges,
-            c.rules.len(),
-            count(RuleState::Triggered),
-            count(RuleState::Satisfied),
-            count(RuleState::NotExercised)
+            escape(&super::text::conformance_line(c))
         );
         let _ = writeln!(
             out,

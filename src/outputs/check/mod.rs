@@ -2,6 +2,9 @@
 //! prepared [`CheckRun`]: the same run renders to the same bytes. A new format is a new file
 //! here and one arm in [`render`].
 
+pub mod actions;
+pub mod github;
+pub mod gitlab;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -9,7 +12,26 @@ pub mod markdown;
 pub mod sarif;
 pub mod text;
 
-use crate::run::check::{CheckRun, Coverage};
+use crate::run::check::{CheckRun, Coverage, RevisionResult, Status};
+
+/// Whether a result is `ok` only because its file's `expect` names other revisions: it has
+/// findings at or above `--fail-on`, which do not fail the run. Reports show it as
+/// `NOT TARGETED`, keeping `OK` for what `check --help` calls OK.
+pub fn not_targeted(run: &CheckRun, r: &RevisionResult) -> bool {
+    r.status == Status::Ok
+        && r.findings
+            .iter()
+            .any(|f| run.fail_on.fails(f.finding.severity))
+}
+
+/// The label a result is shown with: its status's, or `NOT TARGETED` ([`not_targeted`]).
+pub fn label(run: &CheckRun, r: &RevisionResult) -> &'static str {
+    if not_targeted(run, r) {
+        "NOT TARGETED"
+    } else {
+        r.status.label()
+    }
+}
 
 /// The report formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +51,10 @@ pub enum Format {
     Sarif,
     /// One self-contained HTML page.
     Html,
+    /// GitHub Actions workflow commands: one `::error`/`::warning` annotation per failure.
+    Github,
+    /// GitLab Code Quality (a JSON array of issues).
+    Gitlab,
 }
 
 /// Renders a run in a format (`text` takes its options; the others ignore them).
@@ -46,5 +72,7 @@ pub fn render(
         Format::Junit => junit::render(run, coverage),
         Format::Sarif => sarif::render(run),
         Format::Html => html::render(run, coverage),
+        Format::Github => github::render(run, coverage),
+        Format::Gitlab => gitlab::render(run),
     }
 }

@@ -1,4 +1,5 @@
-//! `--format sarif`: SARIF 2.1.0, for code-scanning uploads.
+//! `--format sarif`: SARIF 2.1.0, for code-scanning uploads (GitHub's `upload-sarif`, which
+//! refuses a log that is not valid against the SARIF schema).
 //!
 //! One `run` per revision judged (`automationDetails.id` = `mcp-verdict/<revision>/`), whose
 //! `tool.driver.rules` hold one `reportingDescriptor` per rule active under that revision
@@ -7,16 +8,24 @@
 //! the tool itself: `mcp-verdict/expectation` (an expectation not met),
 //! `mcp-verdict/invalid-file` (a file not judged) and `mcp-verdict/stale-baseline`.
 //!
-//! Results: every finding (level from its severity), located in the exchange file
-//! (`artifactLocation.uri` = the file's path; `region` = where the finding's JSON pointer lands
-//! inside `response.body` / `body_json`, else the `response` member), with `properties`
-//! `protocol`, `outcome`, `pointer`, `path`; findings the fixture expects are suppressed
-//! (`inSource`), findings listed in the baseline too (`external`). Then one result per
-//! expectation failure, per file not judged, and per stale baseline entry.
+//! Results are what should be acted on ([`super::actions`]), and nothing else (code scanning
+//! shows every result as an alert and ignores `suppressions`): expectations not met (at the
+//! `expect` entry, `mcp-verdict/expectation`), findings that fail the run (at the finding, its
+//! table rule), files not judged and stale baseline entries. Findings a fixture expects,
+//! findings below `--fail-on` and failures listed in the baseline are not results (the other
+//! formats show them). Locations are in the exchange file
+//! (`region` = where the finding's JSON pointer lands inside `response.body` / `body_json`,
+//! else the `response` member); a path below the run's root is a relative URI with
+//! `uriBaseId` `%SRCROOT%` (defined in `originalUriBaseIds`), any other an absolute `file:`
+//! URI. Each result has a `partialFingerprints` entry (`mcpVerdict/v1`,
+//! [`Action::fingerprint`]) computed from the file, revision, rule, kind and JSON pointer, not
+//! the line, so an alert survives edits elsewhere in the file. Every message is escaped ([`crate::outputs::safe`]).
 
 use serde_json::{Map, Value, json};
 
-use crate::run::check::{CheckRun, FailureKind, Location, RevisionResult};
+use super::actions::{Action, ActionKind, EXPECTATION, INVALID, STALE, actions};
+use crate::outputs::safe;
+use crate::run::check::{CheckRun, Location};
 use crate::vocab::Protocol;
 use crate::vocab::Severity;
 
@@ -24,12 +33,12 @@ use crate::vocab::Severity;
 pub const VERSION: &str = "2.1.0";
 /// The schema URI written into the log.
 pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+/// The `uriBaseId` of paths relative to the run's root.
+pub const SRCROOT: &str = "%SRCROOT%";
+/// The key of the fingerprint in `partialFingerprints`.
+pub const FINGERPRINT: &str = "mcpVerdict/v1";
 
-const EXPECTATION: &str = "mcp-verdict/expectation";
-const INVALID: &str = "mcp-verdict/invalid-file";
-const STALE: &str = "mcp-verdict/stale-baseline";
-
-/// Percent-encodes a relative path for `artifactLocation.uri`.
+/// Percent-encodes a path for a URI (every byte but unreserved characters and `/`).
 pub fn path_uri(path: &str) -> String {
     let mut out = String::new();
     for b in path.bytes() {
@@ -43,6 +52,41 @@ pub fn path_uri(path: &str) -> String {
     out
 }
 
+/// A `file:` URI for an absolute path (`/`-separated; a drive letter gets a leading `/`).
+fn file_uri(abs: &str) -> String {
+    let p = abs.replace('\\', "/");
+    let p = if p.starts_with('/') {
+        p
+    } else {
+        format!("/{p}")
+    };
+    // The drive letter's colon stays as it is.
+    let encoded = match p.get(1..3) {
+        Some(d) if d.ends_with(':') && d.as_bytes()[0].is_ascii_alphabetic() => {
+            format!("/{d}{}", path_uri(&p[3..]))
+        }
+        _ => path_uri(&p),
+    };
+    format!("file://{encoded}")
+}
+
+fn is_absolute(file: &str) -> bool {
+    file.starts_with('/')
+        || file.starts_with('\\')
+        || (file.len() > 2
+            && file.as_bytes()[1] == b':'
+            && file.as_bytes()[0].is_ascii_alphabetic())
+}
+
+/// The `artifactLocation` of a file as reports name it.
+fn artifact(file: &str) -> Value {
+    if is_absolute(file) {
+        json!({ "uri": file_uri(file) })
+    } else {
+        json!({ "uri": path_uri(file), "uriBaseId": SRCROOT })
+    }
+}
+
 fn level(s: Severity) -> &'static str {
     match s {
         Severity::Error => "error",
@@ -52,11 +96,51 @@ fn level(s: Severity) -> &'static str {
 }
 
 fn location(file: &str, at: Option<Location>) -> Value {
-    let mut phys = json!({ "artifactLocation": { "uri": path_uri(file) } });
+    let mut phys = json!({ "artifactLocation": artifact(file) });
     if let Some(l) = at {
-        phys["region"] = json!({ "startLine": l.line, "startColumn": l.column });
+        phys["region"] = json!({ "startLine": l.line.max(1), "startColumn": l.column.max(1) });
     }
     json!([{ "physicalLocation": phys }])
+}
+
+fn message(text: &str) -> Value {
+    json!({ "text": safe::text(text) })
+}
+
+fn result(a: &Action<'_>, index: &dyn Fn(&str) -> Option<usize>) -> Value {
+    let mut res = json!({
+        "ruleId": a.rule,
+        "level": level(a.severity),
+        "message": message(&a.message),
+        "locations": location(a.file, a.location),
+        "partialFingerprints": { FINGERPRINT: a.fingerprint() },
+    });
+    if let Some(i) = index(&a.rule) {
+        res["ruleIndex"] = json!(i);
+    }
+    let mut props = Map::new();
+    if let Some(p) = a.protocol {
+        props.insert("protocol".into(), json!(p.as_str()));
+    }
+    if let Some(r) = a.result {
+        props.insert("outcome".into(), json!(r.outcome.as_str()));
+        props.insert("status".into(), json!(r.status));
+    }
+    if let Some(f) = a.finding {
+        props.insert("pointer".into(), json!(safe::text(&f.finding.pointer)));
+        props.insert("path".into(), json!(safe::text(&f.finding.path)));
+        if let Some(e) = f.finding.event {
+            props.insert("event".into(), json!(e));
+        }
+    }
+    if !a.subject.is_empty() && a.kind == ActionKind::Missing {
+        props.insert("rule".into(), json!(a.subject));
+    }
+    if let Some(e) = a.error {
+        props.insert("kind".into(), json!(e.kind));
+    }
+    res["properties"] = Value::Object(props);
+    res
 }
 
 fn tool_descriptors() -> Vec<Value> {
@@ -66,6 +150,7 @@ fn tool_descriptors() -> Vec<Value> {
             "name": "ExpectationNotMet",
             "shortDescription": { "text": "The verdict does not match the exchange file's expectation" },
             "fullDescription": { "text": "The exchange file's `expect` entry for the revision names an outcome, rules that must be cited or found, and rules that must not be found; the verdict differs." },
+            "help": { "text": "Fix the responder or the recorded exchange, or correct the file's `expect` entry; `mcp-verdict check FILE` shows the diff." },
             "defaultConfiguration": { "level": "error" }
         }),
         json!({
@@ -73,6 +158,7 @@ fn tool_descriptors() -> Vec<Value> {
             "name": "InvalidExchangeFile",
             "shortDescription": { "text": "The file could not be read or is not a valid exchange file" },
             "fullDescription": { "text": "The file is unreadable, not valid JSON, not a valid exchange file, names an unknown expectation key or rule id, or no protocol revision can be chosen for it." },
+            "help": { "text": "The message names the line and column; the exchange file format is in the README and schemas/exchange.schema.json." },
             "defaultConfiguration": { "level": "error" }
         }),
         json!({
@@ -80,18 +166,52 @@ fn tool_descriptors() -> Vec<Value> {
             "name": "StaleBaselineEntry",
             "shortDescription": { "text": "A baseline entry lists a failure that no longer occurs" },
             "fullDescription": { "text": "Remove the entry from the baseline so that the failure, should it return, fails the run." },
+            "help": { "text": "Remove the entry, or rewrite the baseline with --write-baseline." },
             "defaultConfiguration": { "level": "error" }
         }),
     ]
 }
 
-/// An expectation failure is located at the file's `expect` entry it was judged against.
-fn expectation_location(file: &str, r: &RevisionResult) -> Value {
-    location(file, r.expected_at)
+/// A rule's "friendly name": its id in Pascal case (`transport.sse.final-response` →
+/// `TransportSseFinalResponse`), distinct from the id as SARIF wants.
+fn friendly_name(id: &str) -> String {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next()
+                .map(|c| c.to_ascii_uppercase().to_string() + cs.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn rule_descriptor(r: &crate::run::check::RuleConformance) -> Value {
+    let mut d = json!({
+        "id": r.rule,
+        "name": friendly_name(&r.rule),
+        "shortDescription": { "text": r.title },
+        "fullDescription": { "text": r.summary },
+        "help": {
+            "text": format!("{} ({}): \u{201c}{}\u{201d} {}", r.section, r.level, r.quote, r.url),
+            "markdown": format!("**{}** ({}): \u{201c}{}\u{201d}\n\n[The specification]({})", r.section, r.level, r.quote, r.url),
+        },
+        "helpUri": r.url,
+        "properties": {
+            "level": r.level.as_ref(),
+            "layer": r.layer.as_ref(),
+            "effect": r.effect,
+        }
+    });
+    if let Some(s) = r.severity {
+        d["defaultConfiguration"] = json!({ "level": level(s) });
+    }
+    d
 }
 
 /// Renders the run.
 pub fn render(run: &CheckRun) -> String {
+    let acts = actions(run);
     let mut revisions: Vec<Option<Protocol>> = run.revisions().into_iter().map(Some).collect();
     if revisions.is_empty() {
         revisions.push(None);
@@ -103,143 +223,25 @@ pub fn render(run: &CheckRun) -> String {
             .map(|c| {
                 let mut rs: Vec<&crate::run::check::RuleConformance> = c.rules.iter().collect();
                 rs.sort_by(|a, b| a.rule.cmp(&b.rule));
-                rs.iter()
-                    .map(|r| {
-                        let mut d = json!({
-                            "id": r.rule,
-                            "name": r.rule,
-                            "shortDescription": { "text": r.title },
-                            "fullDescription": { "text": r.summary },
-                            "help": { "text": format!("{} ({}): \u{201c}{}\u{201d} {}", r.section, r.level, r.quote, r.url) },
-                            "helpUri": r.url,
-                            "properties": {
-                                "level": r.level.as_ref(),
-                                "layer": r.layer.as_ref(),
-                                "effect": r.effect,
-                            }
-                        });
-                        if let Some(s) = r.severity {
-                            d["defaultConfiguration"] = json!({ "level": level(s) });
-                        }
-                        d
-                    })
-                    .collect()
+                rs.into_iter().map(rule_descriptor).collect()
             })
             .unwrap_or_default();
         rules.extend(tool_descriptors());
-        let index = |id: &str| rules.iter().position(|d| d["id"] == id);
+        let ids: Vec<String> = rules
+            .iter()
+            .map(|d| d["id"].as_str().unwrap_or_default().to_string())
+            .collect();
+        let index = |id: &str| ids.iter().position(|d| d == id);
         let mut results = Vec::new();
-        if let Some(p) = p {
-            for (f, r) in run.results().filter(|(_, r)| r.protocol == *p) {
-                for x in &r.findings {
-                    let fd = &x.finding;
-                    let mut res = json!({
-                        "ruleId": fd.rule,
-                        "level": level(fd.severity),
-                        "message": { "text": format!("{}: {}", fd.path, fd.message) },
-                        "locations": location(&f.file, x.location),
-                        "properties": {
-                            "protocol": p.as_str(),
-                            "outcome": r.outcome.as_str(),
-                            "pointer": fd.pointer,
-                            "path": fd.path,
-                            "status": r.status,
-                        }
-                    });
-                    if let Some(i) = index(&fd.rule) {
-                        res["ruleIndex"] = json!(i);
-                    }
-                    if let Some(e) = fd.event {
-                        res["properties"]["event"] = json!(e);
-                    }
-                    let baselined = r
-                        .failures
-                        .iter()
-                        .any(|y| y.baselined && y.rule.as_deref() == Some(fd.rule.as_str()));
-                    if x.expected {
-                        res["suppressions"] = json!([{ "kind": "inSource", "justification": "the exchange file expects this rule (expect.rules)" }]);
-                    } else if baselined {
-                        res["suppressions"] = json!([{ "kind": "external", "justification": "listed in the baseline" }]);
-                    }
-                    results.push(res);
-                }
-                for x in r.failures.iter().filter(|x| x.kind != FailureKind::Finding) {
-                    let text = match x.kind {
-                        FailureKind::Outcome => {
-                            let expected = r
-                                .expected
-                                .as_ref()
-                                .map(|e| e.outcome.to_string())
-                                .unwrap_or_default();
-                            format!("expected outcome {expected}, got {}", r.outcome)
-                        }
-                        FailureKind::Missing => format!(
-                            "expected rule {} to be cited or found; it is not",
-                            x.rule.as_deref().unwrap_or_default()
-                        ),
-                        FailureKind::Unexpected => format!(
-                            "rule {} is listed in absent but found",
-                            x.rule.as_deref().unwrap_or_default()
-                        ),
-                        FailureKind::Unlisted => format!(
-                            "rule {} is found but not listed in rules",
-                            x.rule.as_deref().unwrap_or_default()
-                        ),
-                        FailureKind::Finding => unreachable!(),
-                    };
-                    let mut res = json!({
-                        "ruleId": EXPECTATION,
-                        "ruleIndex": index(EXPECTATION),
-                        "level": "error",
-                        "message": { "text": format!("{p}: {text}") },
-                        "locations": expectation_location(&f.file, r),
-                        "properties": {
-                            "protocol": p.as_str(),
-                            "outcome": r.outcome.as_str(),
-                            "pointer": "",
-                            "status": r.status,
-                        }
-                    });
-                    if let Some(rule) = &x.rule {
-                        res["properties"]["rule"] = json!(rule);
-                    }
-                    if x.baselined {
-                        res["suppressions"] = json!([{ "kind": "external", "justification": "listed in the baseline" }]);
-                    }
-                    results.push(res);
-                }
-            }
-            for e in run.stale.iter().filter(|e| e.protocol == *p) {
-                let what = e
-                    .rule
-                    .clone()
-                    .map(|r| format!("rule {r}"))
-                    .or(e.outcome.map(|o| format!("outcome {o}")))
-                    .unwrap_or_default();
-                results.push(json!({
-                    "ruleId": STALE,
-                    "ruleIndex": index(STALE),
-                    "level": "error",
-                    "message": { "text": format!("stale baseline entry: {what} no longer fails under {p}; remove the entry") },
-                    "locations": location(&e.file, None),
-                    "properties": { "protocol": p.as_str() }
-                }));
-            }
-        }
-        if ri == 0 {
-            for (f, e) in run.input_errors() {
-                let at = e.line.map(|l| Location {
-                    line: l,
-                    column: e.column.unwrap_or(1),
-                });
-                results.push(json!({
-                    "ruleId": INVALID,
-                    "ruleIndex": index(INVALID),
-                    "level": "error",
-                    "message": { "text": e.message },
-                    "locations": location(&f.file, at),
-                    "properties": { "kind": e.kind }
-                }));
+        for a in &acts {
+            let belongs = match (a.protocol, p) {
+                (Some(ap), Some(p)) => ap == *p,
+                // Files not judged belong to no revision: the first run carries them.
+                (None, _) => ri == 0,
+                (Some(_), None) => false,
+            };
+            if belongs {
+                results.push(result(a, &index));
             }
         }
         let category = match p {
@@ -257,6 +259,16 @@ pub fn render(run: &CheckRun) -> String {
             }}),
         );
         run_obj.insert("automationDetails".into(), json!({ "id": category }));
+        if let Some(root) = &run.root {
+            let mut uri = file_uri(&root.to_string_lossy());
+            if !uri.ends_with('/') {
+                uri.push('/');
+            }
+            run_obj.insert(
+                "originalUriBaseIds".into(),
+                json!({ SRCROOT: { "uri": uri } }),
+            );
+        }
         run_obj.insert("columnKind".into(), json!("unicodeCodePoints"));
         run_obj.insert("results".into(), Value::Array(results));
         if let Some(p) = p {
@@ -265,7 +277,25 @@ pub fn render(run: &CheckRun) -> String {
         runs.push(Value::Object(run_obj));
     }
     let log = json!({ "$schema": SCHEMA_URI, "version": VERSION, "runs": runs });
-    let mut s = serde_json::to_string_pretty(&log).expect("SARIF serializes");
+    let mut s = safe::json(serde_json::to_string_pretty(&log).expect("SARIF serializes"));
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris() {
+        assert_eq!(path_uri("a b/ü.json"), "a%20b/%C3%BC.json");
+        assert_eq!(file_uri("/tmp/a b.json"), "file:///tmp/a%20b.json");
+        assert_eq!(file_uri("C:/x/y.json"), "file:///C:/x/y.json");
+        assert_eq!(artifact("t/x.json")["uriBaseId"], SRCROOT);
+        assert!(artifact("/t/x.json").get("uriBaseId").is_none());
+        assert_eq!(
+            friendly_name("transport.sse.final-response"),
+            "TransportSseFinalResponse"
+        );
+    }
 }

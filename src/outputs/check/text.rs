@@ -1,10 +1,13 @@
-//! Terminal text: failing results with their diffs and `file::$.json.path: message` finding
-//! lines (as check-jsonschema prints them), unreadable and invalid files apart, stale baseline
-//! entries, a conformance line per revision, then a summary line.
+//! Terminal text: failing results with their diffs and `file:line:column: $.json.path: message`
+//! finding lines (the place editors and terminals open, then the JSON path as check-jsonschema
+//! prints it), unreadable and invalid files apart, stale baseline entries, a conformance line
+//! per revision, then a summary line. File names and everything that came from an exchange are
+//! escaped ([`crate::outputs::safe`]).
 
 use std::fmt::Write as _;
 
 use crate::outputs::Style;
+use crate::outputs::safe::text as esc;
 use crate::run::check::{
     CheckFinding, CheckRun, Coverage, FileResult, RevisionResult, RuleState, Status,
 };
@@ -17,14 +20,19 @@ pub struct TextOptions {
     pub style: Style,
     /// Also list passing results and the per-rule conformance table.
     pub verbose: bool,
+    /// Only failing results, files not judged and stale entries: no conformance lines and no
+    /// summary line.
+    pub quiet: bool,
 }
 
-fn paint_status(style: Style, s: Status) -> String {
-    let label = format!("{:<9}", s.label());
+fn paint_status(style: Style, run: &CheckRun, r: &RevisionResult) -> String {
+    let shown = super::label(run, r);
+    let label = format!("{shown:<9}");
     if !style.color {
         return label;
     }
-    let code = match s {
+    let code = match r.status {
+        _ if super::not_targeted(run, r) => "2",
         Status::Pass | Status::Ok => "32",
         Status::Fail | Status::Findings => "1;31",
         Status::Baselined => "33",
@@ -32,16 +40,23 @@ fn paint_status(style: Style, s: Status) -> String {
     format!("\x1b[{code}m{label}\x1b[0m")
 }
 
-/// `file::$.path: message  [severity rule]` (or `file::event[N].path` for stream events).
+/// `file:line:column: $.path: message  [severity rule]` (`event[N].path` for stream events;
+/// `file::$.path` when the finding cannot be placed in the file), escaped.
 pub fn finding_line(file: &str, f: &CheckFinding) -> String {
     let path = &f.finding.path;
-    let at = match f.finding.event {
-        Some(e) => format!("{file}::event[{e}]{}", &path[1..]),
-        None => format!("{file}::{path}"),
+    let json_at = match f.finding.event {
+        Some(e) => format!("event[{e}]{}", path.get(1..).unwrap_or_default()),
+        None => path.clone(),
+    };
+    let at = match f.location {
+        Some(l) => format!("{}:{}:{}: {}", esc(file), l.line, l.column, esc(&json_at)),
+        None => format!("{}::{}", esc(file), esc(&json_at)),
     };
     format!(
         "{at}: {}  [{} {}]",
-        f.finding.message, f.finding.severity, f.finding.rule
+        esc(&f.finding.message),
+        f.finding.severity,
+        f.finding.rule
     )
 }
 
@@ -63,12 +78,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> St
             style.bold("Unreadable or invalid files (not judged):")
         );
         for (f, e) in errors {
-            let pos = match (e.line, e.column) {
-                (Some(l), Some(c)) => format!(":{l}:{c}"),
-                (Some(l), None) => format!(":{l}"),
-                _ => String::new(),
-            };
-            let _ = writeln!(out, "  {}{pos}: {}", f.file, e.message);
+            let _ = writeln!(out, "  {}", input_error_line(f, e));
         }
     }
     if !run.stale.is_empty() {
@@ -84,26 +94,19 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> St
                 (None, Some(o)) => format!("outcome {o}"),
                 _ => String::new(),
             };
-            let _ = writeln!(out, "  STALE {} [{}] {what}", e.file, e.protocol);
+            let _ = writeln!(out, "  STALE {} [{}] {what}", esc(&e.file), e.protocol);
         }
     }
     if let Some(c) = coverage {
         coverage_text(&mut out, c, o);
     }
+    if o.quiet {
+        return out;
+    }
     if !run.conformance.is_empty() {
         let _ = writeln!(out);
         for c in &run.conformance {
-            let count = |s: RuleState| c.rules.iter().filter(|r| r.state == s).count();
-            let _ = writeln!(
-                out,
-                "conformance {}: {} exchanges; {} rules: {} triggered, {} satisfied, {} not exercised",
-                c.protocol,
-                c.exchanges,
-                c.rules.len(),
-                count(RuleState::Triggered),
-                count(RuleState::Satisfied),
-                count(RuleState::NotExercised)
-            );
+            let _ = writeln!(out, "conformance {}", conformance_line(c));
             if o.verbose {
                 for r in &c.rules {
                     let sev = r.severity.map_or("-".to_string(), |s| s.to_string());
@@ -132,18 +135,54 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> St
     out
 }
 
+/// `file:line:column: message` for a file not judged (escaped).
+pub fn input_error_line(f: &FileResult, e: &crate::run::check::InputError) -> String {
+    let pos = match (e.line, e.column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    };
+    format!("{}{pos}: {}", esc(&f.file), esc(&e.message))
+}
+
+/// How the rules of a revision fared, in words that agree with the per-rule table: `2025-11-25:
+/// 91 exchanges; 44 rules: 40 triggered by some exchange (38 of them satisfied by others), 3
+/// only satisfied, 1 not exercised`.
+pub fn conformance_line(c: &crate::run::check::RevisionConformance) -> String {
+    let count = |s: RuleState| c.rules.iter().filter(|r| r.state == s).count();
+    let both = c
+        .rules
+        .iter()
+        .filter(|r| r.state == RuleState::Triggered && r.passed > 0)
+        .count();
+    format!(
+        "{}: {} exchanges; {} rules: {} triggered by some exchange ({both} of them satisfied by others), {} only satisfied, {} not exercised",
+        c.protocol,
+        c.exchanges,
+        c.rules.len(),
+        count(RuleState::Triggered),
+        count(RuleState::Satisfied),
+        count(RuleState::NotExercised)
+    )
+}
+
 fn result(out: &mut String, file: &FileResult, r: &RevisionResult, run: &CheckRun, o: TextOptions) {
     let style = o.style;
+    let place = match r.expected_at {
+        Some(l) if r.diff.is_some() => format!("{}:{}:{}", esc(&file.file), l.line, l.column),
+        _ => esc(&file.file).into_owned(),
+    };
     let _ = writeln!(
         out,
         "{} {}  [{}]  {}",
-        paint_status(style, r.status),
-        style.bold(&file.file),
+        paint_status(style, run, r),
+        style.bold(&place),
         r.protocol,
         r.outcome
     );
     if let Some(d) = &r.diff {
         for line in d.lines(r.decided_by.as_deref()) {
+            let line = esc(&line).into_owned();
             let painted = if style.color {
                 let code = if line.starts_with('-') { "31" } else { "32" };
                 format!("\x1b[{code}m{line}\x1b[0m")
@@ -221,10 +260,10 @@ fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {
                 if files.is_empty() {
                     return;
                 }
-                let shown: Vec<&str> = files
+                let shown: Vec<std::borrow::Cow<'_, str>> = files
                     .iter()
                     .take(if o.verbose { usize::MAX } else { 3 })
-                    .map(String::as_str)
+                    .map(|f| esc(f))
                     .collect();
                 let more = files.len() - shown.len();
                 let _ = writeln!(
@@ -260,6 +299,10 @@ fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {
 /// A one-line summary of a run, e.g. `12 files, 20 results: 18 passed, 1 failed, ...`.
 pub fn summary_line(run: &CheckRun) -> String {
     let s = run.summary();
+    let not_targeted = run
+        .results()
+        .filter(|(_, r)| super::not_targeted(run, r))
+        .count();
     let mut parts = Vec::new();
     if s.passed > 0 {
         parts.push(format!("{} passed", s.passed));
@@ -267,8 +310,11 @@ pub fn summary_line(run: &CheckRun) -> String {
     if s.failed > 0 {
         parts.push(format!("{} failed", s.failed));
     }
-    if s.ok > 0 {
-        parts.push(format!("{} ok", s.ok));
+    if s.ok > not_targeted {
+        parts.push(format!("{} ok", s.ok - not_targeted));
+    }
+    if not_targeted > 0 {
+        parts.push(format!("{not_targeted} not targeted"));
     }
     if s.with_findings > 0 {
         parts.push(format!("{} with findings", s.with_findings));

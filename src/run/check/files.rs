@@ -75,6 +75,9 @@ pub struct CheckOptions<'t> {
     pub baseline: Option<Baseline>,
     /// Called after each file with the number of files done so far (from worker threads).
     pub progress: Option<&'t (dyn Fn(usize) + Sync)>,
+    /// The directory reports show paths relative to (absolute; `None`: the current
+    /// directory). Files outside it are shown with their absolute path.
+    pub root: Option<PathBuf>,
 }
 
 impl<'t> CheckOptions<'t> {
@@ -87,6 +90,7 @@ impl<'t> CheckOptions<'t> {
             strict: false,
             baseline: None,
             progress: None,
+            root: None,
         }
     }
 }
@@ -113,8 +117,9 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
     let mut results: Vec<FileResult> = files
         .par_iter()
         .map(|p| {
-            let label = display_path(p);
-            let r = match std::fs::read(p) {
+            let label = display_path(p, options.root.as_deref());
+            let started = std::time::Instant::now();
+            let mut r = match std::fs::read(p) {
                 Ok(bytes) => check_bytes(&label, &bytes, options),
                 Err(e) => FileResult {
                     file: label,
@@ -126,8 +131,10 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
                         message: format!("cannot read the file: {e}"),
                     }),
                     results: Vec::new(),
+                    elapsed: Default::default(),
                 },
             };
+            r.elapsed = started.elapsed();
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(cb) = options.progress {
                 cb(n);
@@ -137,6 +144,18 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
         .collect();
     results.sort_by(|a, b| a.file.cmp(&b.file));
     assemble(results, options)
+}
+
+/// Checks one exchange given as bytes (e.g. read from stdin) as a run of its own, `label`
+/// naming it in reports.
+pub fn check_one(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> CheckRun {
+    let started = std::time::Instant::now();
+    let mut r = check_bytes(label, bytes, options);
+    r.elapsed = started.elapsed();
+    if let Some(cb) = options.progress {
+        cb(1);
+    }
+    assemble(vec![r], options)
 }
 
 /// Applies the baseline and computes conformance over judged files.
@@ -151,6 +170,10 @@ fn assemble(files: Vec<FileResult>, options: &CheckOptions<'_>) -> CheckRun {
         conformance,
         fail_on: options.fail_on,
         strict: options.strict,
+        root: options
+            .root
+            .clone()
+            .or_else(|| std::env::current_dir().ok()),
     };
     if options.baseline.is_some() {
         run.apply_baseline(options.baseline.as_ref());
@@ -255,12 +278,15 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         name: None,
         error: None,
         results: Vec::new(),
+        elapsed: Default::default(),
     };
     let text = String::from_utf8_lossy(bytes);
+    // Positions are 1-based whatever the parser said (serde_json says column 0 at the start
+    // of a line, e.g. for an empty file).
     let invalid = |line: Option<usize>, column: Option<usize>, message: String| InputError {
         kind: InputErrorKind::Invalid,
-        line,
-        column,
+        line: line.map(|l| l.max(1)),
+        column: column.map(|c| c.max(1)),
         message,
     };
     let at = |pointer: &str| pointer_span(&text, pointer).map(|s| line_col(&text, s.start));

@@ -46,10 +46,10 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-pub use crate::inputs::corpus::{CorpusError, collect_files};
+pub use crate::inputs::corpus::{CorpusError, collect_files, path_list};
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
-pub use files::{CheckOptions, FailOn, check_bytes, check_files, run_check};
+pub use files::{CheckOptions, FailOn, check_bytes, check_files, check_one, run_check};
 
 use crate::judge::EvalStatus;
 use crate::views::FindingOut;
@@ -72,6 +72,10 @@ pub struct CheckRun {
     pub fail_on: FailOn,
     /// Whether unlisted findings fail files with expectations.
     pub strict: bool,
+    /// The absolute directory relative paths in [`FileResult::file`] are relative to (SARIF's
+    /// `%SRCROOT%`), when known.
+    #[serde(skip)]
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// One file.
@@ -87,6 +91,10 @@ pub struct FileResult {
     pub error: Option<InputError>,
     /// One result per revision judged, oldest revision first.
     pub results: Vec<RevisionResult>,
+    /// How long reading and judging the file took (JUnit `time`; not serialised).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub elapsed: std::time::Duration,
 }
 
 /// Why a file could not be judged.

@@ -1,0 +1,119 @@
+//! Text that came from an exchange (a server's `resultType`, an error message, a tool name, a
+//! URL, a file name) is shown, never obeyed: every output escapes it here before it reaches a
+//! terminal or a report.
+//!
+//! Unsafe characters are the C0 controls (ESC starts ANSI and OSC sequences: colours, the
+//! terminal title, clearing the screen, hyperlinks), DEL, the C1 controls (U+0080 to U+009F,
+//! which some terminals read as CSI and OSC too), the bidirectional formatting characters
+//! (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069: they reorder what is shown)
+//! and the line and paragraph separators U+2028 and U+2029.
+//!
+//! - [`text`] replaces each with a visible escape (`\n`, `\t`, `\r`, else `\u{1b}`), for
+//!   one-line text in a terminal or a report (HTML, Markdown, XML and workflow-command
+//!   escaping come after it);
+//! - [`json`] rewrites the ones that JSON serialisers leave raw (DEL, C1, bidi, separators) as
+//!   `\uXXXX` escapes in a serialised document: the parsed data is the same, the bytes are safe
+//!   to print.
+
+use std::borrow::Cow;
+
+/// Whether `c` must not reach a terminal or a report as it is.
+pub fn is_unsafe(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}'
+        | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200e}' | '\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with every unsafe character replaced by a visible escape: `\n`, `\r`, `\t`, else
+/// `\u{HEX}` (lower-case hex, as Rust writes it). Borrowed when there is nothing to escape.
+pub fn text(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_unsafe(c) => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`text`] for each line of `s`, keeping the line breaks (for multi-line text the program
+/// composed, e.g. a diff, whose lines quote exchange values).
+pub fn lines(s: &str) -> String {
+    s.split('\n')
+        .map(|l| text(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A serialised JSON document with the characters serialisers leave raw inside strings (DEL,
+/// C1 controls, bidi formatting, U+2028 and U+2029) written as `\uXXXX` escapes. The document
+/// parses to the same value. C0 controls are escaped by every JSON serialiser already; they
+/// are rewritten too should one appear.
+pub fn json(doc: String) -> String {
+    if !doc.chars().any(is_unsafe_in_json) {
+        return doc;
+    }
+    let mut out = String::with_capacity(doc.len() + 16);
+    for c in doc.chars() {
+        if is_unsafe_in_json(c) {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Unsafe characters other than the whitespace JSON allows between tokens (a serialiser never
+/// puts a raw control character inside a string).
+fn is_unsafe_in_json(c: char) -> bool {
+    is_unsafe(c) && !matches!(c, '\n' | '\r' | '\t')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_controls_bidi_and_separators() {
+        assert_eq!(text("plain é ✓"), Cow::Borrowed("plain é ✓"));
+        assert_eq!(
+            text("\u{1b}]0;title\u{7}\u{1b}[2J"),
+            "\\u{1b}]0;title\\u{7}\\u{1b}[2J"
+        );
+        assert_eq!(text("a\nb\tc\r"), "a\\nb\\tc\\r");
+        assert_eq!(
+            text("\u{9b}31m \u{202e}evil\u{2066}"),
+            "\\u{9b}31m \\u{202e}evil\\u{2066}"
+        );
+        assert_eq!(lines("- a\u{1b}\n+ b"), "- a\\u{1b}\n+ b");
+        for c in text("\u{0}\u{7f}\u{85}\u{61c}\u{200e}\u{2028}\u{2029}").chars() {
+            assert!(!is_unsafe(c));
+        }
+    }
+
+    #[test]
+    fn json_stays_the_same_value() {
+        let v = serde_json::json!({"m": "\u{1b}[2J \u{202e} \u{9b} \u{2028} \u{7f}", "n": [1]});
+        let raw = serde_json::to_string_pretty(&v).unwrap();
+        assert!(raw.contains('\u{202e}'), "serde_json leaves bidi raw");
+        let safe = json(raw);
+        assert!(!safe.chars().any(|c| is_unsafe(c) && c != '\n'), "{safe}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&safe).unwrap(), v);
+    }
+}

@@ -1,0 +1,357 @@
+//! The HTML report in a real browser: headless Chromium, driven over WebDriver by
+//! `chromedriver` on loopback (started and stopped here), renders the report of a failing
+//! corpus at 1400 and 390 CSS pixels wide and checks what a person would: the failures are on
+//! the first screen, the filter hides and shows rows, nothing scrolls sideways on a phone,
+//! every rule link points at the spec. Screenshots go to `target/tmp/report-browser/`.
+//!
+//! Skipped, with a message, when Chromium or chromedriver is not installed (Debian:
+//! `apt-get install chromium chromium-driver`); `MCP_VERDICT_REQUIRE_BROWSER=1` makes that a
+//! failure.
+
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use mcp_verdict::outputs::check::html;
+use mcp_verdict::run::check::{self as report, Baseline, CheckOptions};
+use serde_json::{Value, json};
+
+use crate::support::tools::{self, REQUIRE_BROWSER};
+
+/// Where the page and the screenshots go.
+fn out_dir() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-browser");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A chromedriver process, killed when dropped.
+struct Driver {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start(chromedriver: &Path) -> Driver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = out_dir().join("chromedriver.log");
+        let child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .arg(format!("--log-path={}", log.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .new_agent();
+        let driver = Driver {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            agent,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(v) = driver.call("GET", "/status", None)
+                && v["ready"] == true
+            {
+                return driver;
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// A WebDriver command: its `value`, or the error the driver returned.
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let url = format!("{}{path}", self.base);
+        let response = match method {
+            "GET" => self.agent.get(&url).call(),
+            "DELETE" => self.agent.delete(&url).call(),
+            _ => self
+                .agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(body.unwrap_or_else(|| json!({})).to_string()),
+        };
+        let mut response = response.map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let text = response
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| e.to_string())?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
+        if status >= 400 {
+            return Err(format!("{method} {path}: {status} {}", v["value"]));
+        }
+        Ok(v["value"].clone())
+    }
+}
+
+/// A browser session.
+struct Session<'d> {
+    driver: &'d Driver,
+    id: String,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        let _ = self
+            .driver
+            .call("DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
+impl Session<'_> {
+    fn open<'d>(driver: &'d Driver, chromium: &Path, profile: &Path) -> Session<'d> {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+            "--window-size=1400,900",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([format!("--user-data-dir={}", profile.display())])
+        .collect::<Vec<_>>();
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": chromium.to_string_lossy(), "args": args}
+        }}});
+        let v = driver
+            .call("POST", "/session", Some(caps))
+            .expect("a Chromium session starts");
+        Session {
+            driver,
+            id: v["sessionId"].as_str().unwrap().to_string(),
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        self.driver
+            .call(method, &format!("/session/{}{path}", self.id), body)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn js(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// A viewport of `width` × `height` CSS pixels (a phone's when `mobile`).
+    fn viewport(&self, width: u32, height: u32, mobile: bool) {
+        self.cmd(
+            "POST",
+            "/goog/cdp/execute",
+            Some(
+                json!({"cmd": "Emulation.setDeviceMetricsOverride", "params": {
+                    "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile
+                }}),
+            ),
+        );
+        let inner = self.js("return window.innerWidth;");
+        assert_eq!(inner, json!(width), "viewport width");
+    }
+
+    fn screenshot(&self, name: &str) -> PathBuf {
+        let b64 = self.cmd("GET", "/screenshot", None);
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().unwrap())
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "a PNG");
+        let p = out_dir().join(name);
+        std::fs::write(&p, png).unwrap();
+        eprintln!("screenshot: {}", p.display());
+        p
+    }
+
+    fn find(&self, using: &str, value: &str) -> String {
+        let v = self.cmd(
+            "POST",
+            "/element",
+            Some(json!({"using": using, "value": value})),
+        );
+        v.as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap()
+            .to_string()
+    }
+
+    /// Clicks an element, as a person would (an `<option>`: chooses it).
+    fn click(&self, using: &str, value: &str) {
+        let e = self.find(using, value);
+        self.cmd("POST", &format!("/element/{e}/click"), None);
+    }
+}
+
+/// The report of a failing corpus: the small corpus (a mismatch, failing findings, a baseline
+/// with a stale entry, files not judged) with the shipped fixtures under every revision.
+fn failing_report() -> PathBuf {
+    let baseline = Baseline::parse(
+        r#"[{"file": "tests/data/check/corpus/conformance/missing-result-type.json", "protocol": "2026-07-28", "rule": "base.result-type.required"},
+            {"file": "tests/data/check/corpus/ok/success-2025.json", "protocol": "2025-11-25", "outcome": "TOOL_ERROR"}]"#,
+    )
+    .unwrap();
+    let options = CheckOptions {
+        baseline: Some(baseline),
+        protocols: Some(mcp_verdict::Protocol::all().collect()),
+        ..CheckOptions::default()
+    };
+    let run = report::run_check(&["tests/data/check/corpus", "tests/fixtures"], &options).unwrap();
+    assert!(run.exit_code(true) != 0, "a failing corpus");
+    let cov = report::coverage(&run.files);
+    let page = out_dir().join("report.html");
+    std::fs::write(&page, html::render(&run, Some(&cov))).unwrap();
+    page
+}
+
+/// Rows of the failures table currently shown.
+const VISIBLE_ROWS: &str = "return Array.from(document.querySelectorAll('#failures tr[data-status]')).filter(r => r.offsetParent !== null).length;";
+
+#[test]
+fn the_report_reads_in_a_browser() {
+    let candidates = |name: &str| -> Vec<PathBuf> {
+        tools::on_path(name)
+            .into_iter()
+            .chain([PathBuf::from("/usr/bin").join(name)])
+            .collect()
+    };
+    let how = "apt-get install chromium chromium-driver";
+    let Some(chromium) = tools::find(&candidates("chromium"), REQUIRE_BROWSER, "Chromium", how)
+    else {
+        return;
+    };
+    let Some(chromedriver) = tools::find(
+        &candidates("chromedriver"),
+        REQUIRE_BROWSER,
+        "chromedriver",
+        how,
+    ) else {
+        return;
+    };
+    let page = failing_report();
+    let size = std::fs::metadata(&page).unwrap().len();
+    let profile = crate::support::temp::temp_dir("chromium-profile");
+    let driver = Driver::start(&chromedriver);
+    let s = Session::open(&driver, &chromium, &profile);
+    let url = format!("file://{}", page.display());
+
+    // A desktop window: the failures are on the first screen, with their reasons.
+    s.viewport(1400, 900, false);
+    s.cmd("POST", "/url", Some(json!({"url": url})));
+    let first = s.js(
+        "const r = document.querySelector('#failures tr[data-status]').getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight];",
+    );
+    let (top, height) = (first[0].as_f64().unwrap(), first[2].as_f64().unwrap());
+    assert!(
+        top > 0.0 && top < height,
+        "the first failure at {top}px of {height}px"
+    );
+    let why = s.js("return document.querySelector('#failures tr[data-status] td[data-label=\"Why\"]').innerText;");
+    assert!(why.as_str().unwrap().len() > 20, "{why}");
+    s.screenshot("desktop-1400.png");
+
+    // The filter: a rule hides the other rows; "Show all" brings them back.
+    let all = s.js(VISIBLE_ROWS).as_u64().unwrap();
+    assert!(all >= 3, "{all} failure rows");
+    let rule = "transport.http.400-missing-meta";
+    s.click(
+        "xpath",
+        &format!("//form[@id='filter']//select[@name='rule']/option[text()='{rule}']"),
+    );
+    let expected = s
+        .js(&format!(
+            "return document.querySelectorAll('#failures tr[data-rules~=\"{rule}\"]').length;"
+        ))
+        .as_u64()
+        .unwrap();
+    let shown = s.js(VISIBLE_ROWS).as_u64().unwrap();
+    assert!(
+        expected >= 1 && shown == expected && shown < all,
+        "{shown} of {all} shown, {expected} expected"
+    );
+    let counter = s.js("return document.getElementById('shown').innerText;");
+    assert_eq!(counter, json!(format!("{shown} of {all} shown")));
+    s.screenshot("desktop-1400-filtered.png");
+    s.click("css selector", "#filter button[type=\"reset\"]");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(s.js(VISIBLE_ROWS).as_u64().unwrap(), all, "Show all");
+
+    // Every rule link points at the spec sentence of a rule of the table.
+    let table = mcp_verdict::Engine::builtin().table();
+    let spec: BTreeSet<String> = mcp_verdict::Protocol::all()
+        .flat_map(|p| table.active(p).iter().map(|a| a.cite.url.clone()))
+        .collect();
+    let links = s.js("return Array.from(document.querySelectorAll('a.rule')).map(a => a.href);");
+    let links = links.as_array().unwrap();
+    assert!(links.len() > 50, "{} rule links", links.len());
+    for l in links {
+        let l = l.as_str().unwrap();
+        assert!(
+            l.starts_with("https://") && spec.contains(l),
+            "{l} is not the citation of a rule"
+        );
+    }
+
+    // A phone: nothing wider than the screen, even with every section opened.
+    s.viewport(390, 844, true);
+    s.cmd("POST", "/url", Some(json!({"url": url})));
+    let overflow = "return [document.documentElement.scrollWidth, window.innerWidth];";
+    let w = s.js(overflow);
+    assert!(
+        w[0].as_u64() <= w[1].as_u64(),
+        "page {} px wide at {} px",
+        w[0],
+        w[1]
+    );
+    let failures_top = s
+        .js("return document.getElementById('failures').getBoundingClientRect().top;")
+        .as_f64()
+        .unwrap();
+    assert!(
+        failures_top < 844.0,
+        "the failures start at {failures_top}px"
+    );
+    s.screenshot("phone-390.png");
+    s.js("document.getElementById('failures').scrollIntoView(); return 0;");
+    s.screenshot("phone-390-failures.png");
+    s.js("document.querySelectorAll('details').forEach(d => d.open = true); return 0;");
+    let w = s.js(overflow);
+    assert!(
+        w[0].as_u64() <= w[1].as_u64(),
+        "opened: page {} px wide at {} px",
+        w[0],
+        w[1]
+    );
+    s.js("document.getElementById('conformance-2026-07-28').scrollIntoView(); return 0;");
+    s.screenshot("phone-390-conformance.png");
+    eprintln!("report: {} ({size} bytes)", page.display());
+}
