@@ -5,10 +5,12 @@
 
 mod envelope;
 mod framing;
+mod icons;
 mod mrtr;
 mod request;
 mod result;
 mod schema;
+mod session;
 mod stream;
 mod transport;
 
@@ -24,6 +26,8 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     mrtr::CHECKS,
     stream::CHECKS,
     request::CHECKS,
+    icons::CHECKS,
+    session::CHECKS,
 ];
 
 #[cfg(test)]

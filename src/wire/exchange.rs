@@ -9,7 +9,7 @@ use std::fmt;
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
@@ -208,6 +208,28 @@ fn is_complete(end: &BodyEnd) -> bool {
     *end == BodyEnd::Complete
 }
 
+/// What `initialize` negotiated in the session the exchange belongs to (2025-11-25, where
+/// capabilities are declared once per session rather than with every request).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Negotiated {
+    /// The capabilities the client declared in its `initialize` request
+    /// (`params.capabilities`); `{}` declares none.
+    pub client_capabilities: Map<String, Value>,
+    /// The protocol version the server answered `initialize` with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The client's `clientInfo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Value>,
+    /// The capabilities the server answered with (`result.capabilities`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_capabilities: Option<Value>,
+    /// The server's `serverInfo` (an `Implementation`: name, version, icons...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+}
+
 /// One revision, or several.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -274,6 +296,10 @@ pub struct ExchangeFile {
     /// replay-safety advice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<Value>,
+    /// What `initialize` negotiated in the session (2025-11-25), if known: enables the checks
+    /// of server requests against the client's declared capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initialize: Option<Negotiated>,
     /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expect: BTreeMap<String, Expectation>,
@@ -296,6 +322,8 @@ pub struct Exchange {
     pub end: BodyEnd,
     /// The tool's definition, if known.
     pub tool: Option<Value>,
+    /// What `initialize` negotiated in the session (2025-11-25), if known.
+    pub initialize: Option<Negotiated>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
 }
@@ -321,6 +349,7 @@ impl Exchange {
             body,
             end: BodyEnd::Complete,
             tool: None,
+            initialize: None,
             protocol: None,
         }
     }
@@ -374,6 +403,12 @@ impl ExchangeBuilder {
     /// The tool's definition from `tools/list` (output schema, annotations).
     pub fn tool(mut self, tool: Value) -> Self {
         self.ex.tool = Some(tool);
+        self
+    }
+
+    /// What `initialize` negotiated in the session (2025-11-25).
+    pub fn initialize(mut self, negotiated: Negotiated) -> Self {
+        self.ex.initialize = Some(negotiated);
         self
     }
 
@@ -485,6 +520,7 @@ impl ExchangeFile {
             body,
             end: r.end,
             tool: self.tool,
+            initialize: self.initialize,
             protocol: self.protocol.as_ref().map(ProtocolField::revisions),
         })
     }
