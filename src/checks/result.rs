@@ -201,7 +201,7 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
             && b.get("text").and_then(Value::as_str).is_some_and(|t| {
                 let first = t.bytes().find(|c| !c.is_ascii_whitespace());
                 (want.is_none() || first == want)
-                    && serde_json::from_str::<Value>(t).is_ok_and(|parsed| &parsed == sc)
+                    && crate::wire::deep::parse_then(t, |parsed| parsed == sc).unwrap_or(false)
             })
     });
     if mirrored {
@@ -239,18 +239,41 @@ fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let validator = &compiled.validator;
-    let hits: Vec<Hit> = validator
-        .iter_errors(sc)
-        .map(|e| {
-            Hit::new(
-                format!("/result/structuredContent{}", e.instance_path()),
-                format!(
-                    "does not conform to the tool's outputSchema ({}): {e}",
-                    compiled.dialect
-                ),
-            )
-        })
-        .collect();
+    // A schema can fail every level of a deeply nested value, and each message quotes the
+    // value: list the first few, each shortened. Past serde_json's depth only the first is
+    // looked for (every error carries its path: all of them would take memory quadratic in
+    // the depth).
+    const MAX_ERRORS: usize = 20;
+    const MAX_MESSAGE: usize = 300;
+    let hit = |e: &jsonschema::ValidationError<'_>| {
+        let mut what = e.to_string();
+        if let Some((cut, _)) = what.char_indices().nth(MAX_MESSAGE) {
+            what.truncate(cut);
+            what.push('…');
+        }
+        Hit::new(
+            format!("/result/structuredContent{}", e.instance_path()),
+            format!(
+                "does not conform to the tool's outputSchema ({}): {what}",
+                compiled.dialect
+            ),
+        )
+    };
+    if cx.an.nesting_depth() > crate::wire::deep::SHALLOW {
+        return match validator.validate(sc) {
+            Ok(()) => Eval::Pass,
+            Err(e) => Eval::Trigger(vec![hit(&e)]),
+        };
+    }
+    let mut errors = validator.iter_errors(sc);
+    let mut hits: Vec<Hit> = errors.by_ref().take(MAX_ERRORS).map(|e| hit(&e)).collect();
+    let more = errors.count();
+    if more > 0 {
+        hits.push(Hit::new(
+            "/result/structuredContent",
+            format!("and {more} more place(s) that do not conform to the tool's outputSchema"),
+        ));
+    }
     Eval::from_hits(hits)
 }
 

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::vocab::protocol::{header, meta};
+use crate::wire::deep::{self, JsonFailure};
 use crate::wire::exchange::Exchange;
 
 /// The response's media type, compared case-insensitively with parameters ignored.
@@ -79,6 +80,11 @@ pub enum Body {
     Opaque,
     /// A `text/event-stream` body, split into events and messages.
     Stream(Box<Stream>),
+    /// A JSON-branch body nesting deeper than [`crate::wire::deep::MAX_DEPTH`]: not read.
+    TooDeep {
+        /// Byte offset of the bracket that opens the first level past the limit.
+        offset: usize,
+    },
 }
 
 /// An SSE response stream, read once.
@@ -106,6 +112,11 @@ pub enum MessageKind {
     Other,
     /// Not JSON.
     BadJson(JsonError),
+    /// JSON nesting deeper than [`crate::wire::deep::MAX_DEPTH`]: not read.
+    TooDeep {
+        /// Byte offset in the body of the bracket that opens the first level past the limit.
+        offset: usize,
+    },
 }
 
 /// One event's message.
@@ -259,6 +270,8 @@ pub struct Analysis<'x> {
     pub body: Body,
     /// The body as text, when it was read as one JSON document (validated once, on reading).
     json_text: Option<&'x str>,
+    /// The deepest nesting of the JSON read, when deeper than `serde_json`'s limit (else 0).
+    depth: usize,
 }
 
 impl<'x> Analysis<'x> {
@@ -266,14 +279,22 @@ impl<'x> Analysis<'x> {
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let (body, json_text) = read_body(ex, &media, req.id);
+        let (body, json_text, depth) = read_body(ex, &media, req.id);
         Analysis {
             ex,
             req,
             media,
             body,
             json_text,
+            depth,
         }
+    }
+
+    /// How deep the JSON read nests, when deeper than `serde_json`'s recursion limit (0
+    /// otherwise): walks over it, and dropping the analysis, must run within
+    /// [`crate::wire::deep::on_stack_for`] this depth.
+    pub fn nesting_depth(&self) -> usize {
+        self.depth
     }
 
     /// The HTTP status.
@@ -366,15 +387,16 @@ fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
         || (obj.contains_key("result") && obj.contains_key("id"))
 }
 
-/// The body, and its text when it is read as one JSON document.
+/// The body, its text when it is read as one JSON document, and its depth past `serde_json`'s
+/// limit.
 fn read_body<'x>(
     ex: &'x Exchange,
     media: &Media,
     request_id: Option<&Value>,
-) -> (Body, Option<&'x str>) {
+) -> (Body, Option<&'x str>, usize) {
     let bytes = ex.body.as_slice();
     if bytes.is_empty() {
-        return (Body::Empty, None);
+        return (Body::Empty, None, 0);
     }
     let sniff_json = || {
         bytes
@@ -389,21 +411,23 @@ fn read_body<'x>(
         // error in a wrong type is still worth reading for the code.
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
         Media::EventStream => {
-            return (Body::Stream(Box::new(read_stream(bytes, request_id))), None);
+            let (stream, depth) = read_stream(bytes, request_id);
+            return (Body::Stream(Box::new(stream)), None, depth);
         }
     };
     if !json {
-        return (Body::Opaque, None);
+        return (Body::Opaque, None, 0);
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
     let text = match crate::wire::utf8::text(bytes) {
         Ok(t) => t,
-        Err(offset) => return (Body::NotUtf8 { offset }, None),
+        Err(offset) => return (Body::NotUtf8 { offset }, None, 0),
     };
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) => (Body::Json(v), Some(text)),
-        Err(e) => (Body::BadJson(json_error(text, &e, |o| o)), None),
+    match deep::parse(text) {
+        Ok((v, depth)) => (Body::Json(v), Some(text), depth),
+        Err(JsonFailure::Syntax(e)) => (Body::BadJson(json_error(text, &e, |o| o)), None, 0),
+        Err(JsonFailure::TooDeep { offset }) => (Body::TooDeep { offset }, None, 0),
     }
 }
 
@@ -427,13 +451,15 @@ pub fn ids_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
+fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
     let parsed = crate::wire::sse::parse(bytes);
     let mut messages = Vec::with_capacity(parsed.events.len());
     let mut final_index = None;
+    let mut deepest = 0;
     for ev in &parsed.events {
-        let (kind, value) = match serde_json::from_str::<Value>(&ev.data) {
-            Ok(v) => {
+        let (kind, value) = match deep::parse(&ev.data) {
+            Ok((v, depth)) => {
+                deepest = deepest.max(depth);
                 let kind = match v.as_object() {
                     Some(o) if o.contains_key("result") || o.contains_key("error") => {
                         MessageKind::Response
@@ -446,8 +472,14 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
                 };
                 (kind, Some(v))
             }
-            Err(e) => (
+            Err(JsonFailure::Syntax(e)) => (
                 MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o))),
+                None,
+            ),
+            Err(JsonFailure::TooDeep { offset }) => (
+                MessageKind::TooDeep {
+                    offset: ev.input_offset(offset),
+                },
                 None,
             ),
         };
@@ -468,11 +500,12 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
             value,
         });
     }
-    Stream {
+    let stream = Stream {
         parsed,
         messages,
         final_index,
-    }
+    };
+    (stream, deepest)
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

@@ -8,6 +8,7 @@ mod support;
 
 mod check_cli;
 mod check_library;
+mod deep_json;
 mod diag_record;
 mod engine_props;
 mod engine_schema_errors;
