@@ -9,6 +9,7 @@ mod support;
 mod check_cli;
 mod check_library;
 mod cite_quotes;
+mod deep_json;
 mod diag_record;
 mod engine_props;
 mod engine_schema_errors;
