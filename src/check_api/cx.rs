@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Needs;
 use crate::rules::{RevisionProfile, SchemaGroup, Target};
+use crate::schema::output::{OutputSchema, OutputSchemaProblem};
 use crate::schema::{FastValidator, SchemaError, shape_errors};
 use crate::vocab::Protocol;
 use crate::wire::analysis::{Analysis, as_integer};
@@ -50,6 +51,7 @@ pub struct Cx<'a> {
     result_members: ResultMembers<'a>,
     /// The parts of the exchange present (for skipping checks that cannot apply).
     have: Needs,
+    output_schema: OnceCell<Option<Result<OutputSchema, OutputSchemaProblem>>>,
 }
 
 /// The members of the response message that checks read, found in one pass over it.
@@ -210,7 +212,19 @@ impl<'a> Cx<'a> {
             members,
             result_members,
             have,
+            output_schema: OnceCell::new(),
         }
+    }
+
+    /// The tool's `outputSchema` compiled under its dialect (once, for every check that asks);
+    /// `None` when the exchange has no tool definition with an output schema.
+    pub fn output_schema(&self) -> Option<&Result<OutputSchema, OutputSchemaProblem>> {
+        self.output_schema
+            .get_or_init(|| {
+                let schema = self.an.ex.tool.as_ref()?.get("outputSchema")?;
+                Some(crate::schema::output::compile(schema))
+            })
+            .as_ref()
     }
 
     /// The parts of the exchange present.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::check_api::{Cx, Eval, Params};
+use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::wire::analysis::Body;
 use crate::wire::excerpt;
 
@@ -13,6 +13,8 @@ crate::check_api::declare_checks! {
         "the JSON body does not parse";
     "json_single_object" => json_single_object, [], [], NONE,
         "the JSON body is not a single JSON object (e.g. a batch array)";
+    "json_depth_within_limit" => json_depth_within_limit, [], [], NONE,
+        "the JSON body (or the SSE event that may carry the response) nests deeper than the judge reads";
 }
 
 fn applies(cx: &Cx<'_>) -> bool {
@@ -89,6 +91,44 @@ fn json_single_object(cx: &Cx<'_>, _: &Params) -> Eval {
                 kind(other)
             ),
         ),
+        _ => Eval::NotApplicable,
+    }
+}
+
+fn json_depth_within_limit(cx: &Cx<'_>, _: &Params) -> Eval {
+    use crate::wire::analysis::MessageKind;
+    use crate::wire::deep::MAX_DEPTH;
+    if !applies(cx) {
+        return Eval::NotApplicable;
+    }
+    let too_deep = |what: &str, offset: usize| {
+        format!(
+            "{what} nests arrays and objects more than {MAX_DEPTH} levels deep (level {} opens at byte {offset} of the body); this judge reads no deeper, so the response is not judged",
+            MAX_DEPTH + 1
+        )
+    };
+    if let Some(s) = cx.an.stream() {
+        // A deep event matters when it may be the response: no other event was.
+        if s.final_index.is_some() {
+            return Eval::Pass;
+        }
+        let hits: Vec<Hit> = s
+            .messages
+            .iter()
+            .filter_map(|m| match m.kind {
+                MessageKind::TooDeep { offset } => Some(Hit::in_event(
+                    m.event,
+                    "",
+                    too_deep(&format!("event {}", m.event), offset),
+                )),
+                _ => None,
+            })
+            .collect();
+        return Eval::from_hits(hits);
+    }
+    match &cx.an.body {
+        Body::TooDeep { offset } => Eval::hit("", too_deep("the body", *offset)),
+        Body::Json(_) => Eval::Pass,
         _ => Eval::NotApplicable,
     }
 }

@@ -5,10 +5,12 @@
 
 mod envelope;
 mod framing;
+mod icons;
 mod mrtr;
 mod request;
 mod result;
 mod schema;
+mod session;
 mod stream;
 mod stream_messages;
 mod transport;
@@ -26,6 +28,8 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     stream::CHECKS,
     stream_messages::CHECKS,
     request::CHECKS,
+    icons::CHECKS,
+    session::CHECKS,
 ];
 
 #[cfg(test)]

@@ -40,6 +40,41 @@ fn cap<'a>(caps: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
     Some(cur)
 }
 
+/// The client capability a server request (or input request) of `method` with `params` needs
+/// that `caps` does not declare, as a dotted path; `None` when declared or when `methods` (method
+/// to the capability it needs) does not name the method. Elicitation needs its mode (`{}`
+/// declares form only), sampling with `tools` needs `sampling.tools`.
+pub(crate) fn missing_capability(
+    caps: &Map<String, Value>,
+    methods: &std::collections::BTreeMap<String, String>,
+    method: &str,
+    params: Option<&Value>,
+) -> Option<String> {
+    let base = methods.get(method)?;
+    let mut needed = base.clone();
+    let mut ok = cap(caps, base).is_some();
+    if ok && method == "elicitation/create" {
+        let mode = params
+            .and_then(|p| p.get("mode"))
+            .and_then(Value::as_str)
+            .unwrap_or("form");
+        let el = cap(caps, base).and_then(Value::as_object);
+        let declared = |m: &str| el.is_some_and(|e| e.contains_key(m));
+        // `elicitation: {}` declares form mode only.
+        let empty = el.is_some_and(Map::is_empty);
+        ok = match mode {
+            "url" => declared("url"),
+            _ => empty || declared("form"),
+        };
+        needed = format!("{base}.{mode}");
+    }
+    if ok && method == "sampling/createMessage" && params.and_then(|p| p.get("tools")).is_some() {
+        ok = cap(caps, &format!("{base}.tools")).is_some();
+        needed = format!("{base}.tools");
+    }
+    (!ok).then_some(needed)
+}
+
 fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(r) = irr(cx) else {
         return Eval::NotApplicable;
@@ -58,38 +93,11 @@ fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
         let Some(method) = req.get("method").and_then(Value::as_str) else {
             continue;
         };
-        let Some(base) = p.methods.get(method) else {
-            continue;
-        };
-        let params = req.get("params");
-        let mut needed: Vec<String> = vec![base.clone()];
-        let mut ok = cap(caps, base).is_some();
-        if ok && method == "elicitation/create" {
-            let mode = params
-                .and_then(|p| p.get("mode"))
-                .and_then(Value::as_str)
-                .unwrap_or("form");
-            let el = cap(caps, base).and_then(Value::as_object);
-            let declared = |m: &str| el.is_some_and(|e| e.contains_key(m));
-            // `elicitation: {}` declares form mode only.
-            let empty = el.is_some_and(Map::is_empty);
-            ok = match mode {
-                "url" => declared("url"),
-                _ => empty || declared("form"),
-            };
-            needed = vec![format!("{base}.{mode}")];
-        }
-        if ok && method == "sampling/createMessage" && params.and_then(|p| p.get("tools")).is_some()
-        {
-            ok = cap(caps, &format!("{base}.tools")).is_some();
-            needed = vec![format!("{base}.tools")];
-        }
-        if !ok {
+        if let Some(needed) = missing_capability(caps, &p.methods, method, req.get("params")) {
             hits.push(Hit::new(
                 format!("/result/inputRequests/{}", crate::vocab::pointer::escape(key)),
                 format!(
-                    "input request `{key}` ({method}) needs the client capability `{}`, which the request's clientCapabilities did not declare",
-                    needed.join(", ")
+                    "input request `{key}` ({method}) needs the client capability `{needed}`, which the request's clientCapabilities did not declare"
                 ),
             ));
         }

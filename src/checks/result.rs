@@ -32,6 +32,8 @@ crate::check_api::declare_checks! {
         "`structuredContent` is present and no text block carries the same JSON";
     "output_schema_conforms" => output_schema_conforms, [], [], RESULT,
         "the tool declares an `outputSchema` and the structured result is missing or does not conform";
+    "output_schema_usable" => output_schema_usable, ["value"], ["value"], RESULT,
+        "the tool's `outputSchema` cannot judge a final result: `value` names the problem, `dialect` (a `$schema` this judge does not support), `ref` (a `$ref` not resolvable within the schema; nothing is fetched) or `invalid` (not a valid schema in its dialect)";
     "meta_key_format" => meta_key_format, [], [], RESULT,
         "a `_meta` key in the result does not follow the key-name format";
     "server_info_present" => server_info_present, [], [], RESULT,
@@ -220,7 +222,7 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
             && b.get("text").and_then(Value::as_str).is_some_and(|t| {
                 let first = t.bytes().find(|c| !c.is_ascii_whitespace());
                 (want.is_none() || first == want)
-                    && serde_json::from_str::<Value>(t).is_ok_and(|parsed| &parsed == sc)
+                    && crate::wire::deep::parse_then(t, |parsed| parsed == sc).unwrap_or(false)
             })
     });
     if mirrored {
@@ -243,33 +245,101 @@ fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
         // like the reference SDKs, do not judge it.
         return Eval::NotApplicable;
     }
-    let Some(schema) = cx.an.ex.tool.as_ref().and_then(|t| t.get("outputSchema")) else {
+    if cx.output_schema().is_none() {
         return Eval::NotApplicable;
-    };
+    }
     let Some(sc) = rm.structured_content else {
         return Eval::hit(
             "/result/structuredContent",
             "the tool declares an outputSchema but the result has no `structuredContent`",
         );
     };
-    // Remote `$ref`s are never fetched: an unresolvable schema cannot judge the result.
-    let validator = match jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(schema)
-    {
-        Ok(v) => v,
-        Err(_) => return Eval::NotApplicable,
+    // A schema that cannot be compiled is reported by `output_schema_usable`, never taken as
+    // permissive.
+    let Some(Ok(compiled)) = cx.output_schema() else {
+        return Eval::NotApplicable;
     };
-    let hits: Vec<Hit> = validator
-        .iter_errors(sc)
-        .map(|e| {
-            Hit::new(
-                format!("/result/structuredContent{}", e.instance_path()),
-                format!("does not conform to the tool's outputSchema: {e}"),
-            )
-        })
-        .collect();
+    let validator = &compiled.validator;
+    // A schema can fail every level of a deeply nested value, and each message quotes the
+    // value: list the first few, each shortened. Past serde_json's depth only the first is
+    // looked for (every error carries its path: all of them would take memory quadratic in
+    // the depth).
+    const MAX_ERRORS: usize = 20;
+    const MAX_MESSAGE: usize = 300;
+    let hit = |e: &jsonschema::ValidationError<'_>| {
+        let mut what = e.to_string();
+        if let Some((cut, _)) = what.char_indices().nth(MAX_MESSAGE) {
+            what.truncate(cut);
+            what.push('…');
+        }
+        Hit::new(
+            format!("/result/structuredContent{}", e.instance_path()),
+            format!(
+                "does not conform to the tool's outputSchema ({}): {what}",
+                compiled.dialect
+            ),
+        )
+    };
+    if cx.an.nesting_depth() > crate::wire::deep::SHALLOW {
+        return match validator.validate(sc) {
+            Ok(()) => Eval::Pass,
+            Err(e) => Eval::Trigger(vec![hit(&e)]),
+        };
+    }
+    let mut errors = validator.iter_errors(sc);
+    let mut hits: Vec<Hit> = errors.by_ref().take(MAX_ERRORS).map(|e| hit(&e)).collect();
+    let more = errors.count();
+    if more > 0 {
+        hits.push(Hit::new(
+            "/result/structuredContent",
+            format!("and {more} more place(s) that do not conform to the tool's outputSchema"),
+        ));
+    }
     Eval::from_hits(hits)
+}
+
+fn output_schema_usable(cx: &Cx<'_>, p: &Params) -> Eval {
+    use crate::schema::output::{DIALECTS, OutputSchemaProblem as P};
+    if cx.complete_result().is_none() {
+        return Eval::NotApplicable;
+    }
+    let Some(compiled) = cx.output_schema() else {
+        return Eval::NotApplicable;
+    };
+    let Err(problem) = compiled else {
+        return Eval::Pass;
+    };
+    let (kind, message) = match problem {
+        P::UnknownDialect(uri) => (
+            "dialect",
+            format!(
+                "the tool's outputSchema declares `$schema` \"{uri}\", a dialect this judge does not support ({}); the result is not validated, and a client should reject the schema as unsupported rather than accept any result",
+                DIALECTS.join(", ")
+            ),
+        ),
+        P::UnresolvedRef { external, why } => (
+            "ref",
+            format!(
+                "the tool's outputSchema has a `$ref` that {} ({why}); the result is not validated, and a client should reject the schema rather than treat it as permissive",
+                if *external {
+                    "points outside the schema document, which is never fetched"
+                } else {
+                    "points nowhere in the schema document"
+                }
+            ),
+        ),
+        P::Invalid(why) => (
+            "invalid",
+            format!(
+                "the tool's outputSchema is not a valid schema in its dialect ({why}); the result is not validated"
+            ),
+        ),
+    };
+    if p.value.as_deref() == Some(kind) {
+        Eval::hit("", message)
+    } else {
+        Eval::Pass
+    }
 }
 
 /// Whether a `_meta` key follows the key-name format of the base protocol: an optional prefix

@@ -543,6 +543,7 @@ fn tools_call_record(
         body,
         end,
         tool: None,
+        initialize: None,
         protocol: None,
     }))
 }

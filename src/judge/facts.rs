@@ -11,6 +11,7 @@ use crate::check_api::{MessageMembers, ResultMembers};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
 use crate::wire::analysis::{Analysis, Body, Media, MessageKind, as_integer};
+use crate::wire::deep::clone_shallow;
 use crate::wire::excerpt;
 
 /// Facts read off the exchange (the same under every revision except error names).
@@ -81,6 +82,9 @@ pub struct StreamFacts {
     /// Events that were not JSON (or not UTF-8).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub malformed_events: Vec<usize>,
+    /// Events whose JSON nests deeper than the judge reads (not read).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub too_deep_events: Vec<usize>,
     /// Why the stream ended: `complete` (EOF), `reset` or `timeout`.
     pub end: String,
     /// Bytes of an event left undispatched at the end (cut off mid-event).
@@ -128,6 +132,7 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
             MessageKind::BadJson(_) | MessageKind::NotUtf8 { .. } => {
                 f.malformed_events.push(m.event)
             }
+            MessageKind::TooDeep { .. } => f.too_deep_events.push(m.event),
             MessageKind::Other => {}
         }
     }
@@ -166,11 +171,13 @@ pub(super) fn facts_of(
             code,
             name: code.and_then(|c| table.profile(protocol).error_codes.get(&c).cloned()),
             message: e.get("message").and_then(Value::as_str).map(str::to_string),
-            data: e.get("data").cloned(),
+            data: e.get("data").map(clone_shallow),
         }
     });
     let body_excerpt = match &an.body {
-        Body::Opaque | Body::BadJson(_) | Body::NotUtf8 { .. } => Some(excerpt(&ex.body, 160)),
+        Body::Opaque | Body::BadJson(_) | Body::NotUtf8 { .. } | Body::TooDeep { .. } => {
+            Some(excerpt(&ex.body, 160))
+        }
         _ => None,
     };
     Facts {
@@ -187,12 +194,12 @@ pub(super) fn facts_of(
             "tools/call" => Cow::Borrowed("tools/call"),
             other => Cow::Owned(other.to_string()),
         }),
-        request_id: an.req.id.cloned(),
+        request_id: an.req.id.map(clone_shallow),
         tool: an.req.tool_name.map(str::to_string),
-        response_id: msg.id.cloned(),
+        response_id: msg.id.map(clone_shallow),
         error,
-        result_type: result.result_type.cloned(),
-        is_error: result.is_error.cloned(),
+        result_type: result.result_type.map(clone_shallow),
+        is_error: result.is_error.map(clone_shallow),
         content_types: result
             .content
             .and_then(Value::as_array)

@@ -166,10 +166,16 @@ pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, 
         }
     };
     let analysis = Analysis::new(ex);
-    let verdicts: Vec<Verdict<'t>> = protocols
-        .iter()
-        .map(|&p| evaluate(&analysis, p, options.engine))
-        .collect();
+    // JSON nested past serde_json's limit is walked (and dropped) on a stack grown for its
+    // depth; nothing deep leaves the judgement (facts keep shallow copies).
+    let verdicts = crate::wire::deep::on_stack_for(analysis.nesting_depth(), move || {
+        let verdicts: Vec<Verdict<'t>> = protocols
+            .iter()
+            .map(|&p| evaluate(&analysis, p, options.engine))
+            .collect();
+        drop(analysis);
+        verdicts
+    });
     Ok(Judgement::new(verdicts))
 }
 

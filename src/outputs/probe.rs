@@ -267,6 +267,7 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
             end: ex.end,
         },
         tool: ex.tool.clone(),
+        initialize: ex.initialize.clone(),
         expect: Default::default(),
     }
 }

@@ -211,6 +211,7 @@ impl Runner<'_> {
             body: r.body.clone(),
             end: r.end,
             tool,
+            initialize: self.negotiated.clone(),
             protocol: Some(vec![self.p]),
         }
     }

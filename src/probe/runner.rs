@@ -20,6 +20,8 @@ pub(super) struct Runner<'a> {
     next_id: i64,
     pub(super) session: Option<String>,
     pub(super) caps: Value,
+    /// What `initialize` negotiated (2025-11-25), recorded with every exchange of the session.
+    pub(super) negotiated: Option<crate::wire::exchange::Negotiated>,
     pub(super) run: RevisionRun,
 }
 
@@ -38,6 +40,7 @@ impl<'a> Runner<'a> {
             next_id: 0,
             session: None,
             caps: capabilities_for(&cfg.answers),
+            negotiated: None,
             run: RevisionRun {
                 protocol: p,
                 status: RunStatus::Probed,

@@ -250,6 +250,16 @@ impl Runner<'_> {
             .get(header::SESSION_ID)
             .map(|s| s.trim().to_string());
         self.run.server = Some(sanitize_value(&result));
+        self.negotiated = Some(crate::wire::exchange::Negotiated {
+            client_capabilities: self.caps.as_object().cloned().unwrap_or_default(),
+            protocol_version: result
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            client_info: Some(Self::client_info()),
+            server_capabilities: result.get("capabilities").map(sanitize_value),
+            server_info: result.get("serverInfo").map(sanitize_value),
+        });
         let negotiated = result.get("protocolVersion").and_then(Value::as_str);
         if negotiated != Some(self.p.as_str()) {
             return Err(Stop::Unsupported(format!(

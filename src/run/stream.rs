@@ -278,10 +278,10 @@ fn judge_line(
     let file = match ExchangeFile::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
-            let what = if serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok() {
-                "not an exchange"
-            } else {
-                "not JSON"
+            let what = match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Ok(_) => "not an exchange",
+                Err(e) if crate::wire::deep::is_depth_error(&e) => "not an exchange",
+                Err(_) => "not JSON",
             };
             return error_record(format, line, &format!("{what}: {}", e.message));
         }

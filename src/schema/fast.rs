@@ -38,8 +38,9 @@ use std::collections::BTreeMap;
 use jsonschema_value::numeric_check::{BoundOp, CompiledBound, check_bound, compile_bound};
 use serde_json::{Map, Value};
 
-/// Instance depth beyond which the fast pass defers to the full validator (serde_json's parser
-/// stops at 128 levels, so parsed bodies never get here).
+/// Instance depth beyond which the fast pass defers to the full validator. Bodies nested past
+/// serde_json's 128 levels are judged on a stack grown for their depth (`wire::deep`), so the
+/// full validator's recursion is safe there; this cut-off only keeps the fast pass shallow.
 const MAX_DEPTH: usize = 256;
 
 const NULL: u8 = 1;

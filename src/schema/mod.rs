@@ -9,6 +9,7 @@
 mod errors;
 mod fast;
 mod formats;
+pub mod output;
 
 use std::collections::BTreeMap;
 use std::sync::{LazyLock, OnceLock};

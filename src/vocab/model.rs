@@ -92,6 +92,9 @@ pub enum Outcome {
     NotAToolCall,
     /// The request was a JSON-RPC notification and the server accepted it.
     NotificationAccepted,
+    /// The body (or the SSE event that may carry the response) nests JSON deeper than the
+    /// judge reads: not judged, and not malformed either.
+    NestingTooDeep,
 }
 
 impl Outcome {
@@ -102,7 +105,7 @@ impl Outcome {
             HttpError | UnexpectedContentType | NoResponse | NotificationAccepted => {
                 Layer::Transport
             }
-            MalformedJson | DeliveryUnknown => Layer::Framing,
+            MalformedJson | DeliveryUnknown | NestingTooDeep => Layer::Framing,
             InvalidEnvelope | JsonrpcError | InvalidToolResult | NotAToolCall => Layer::Protocol,
             InputRequired | TaskCreated => Layer::Interaction,
             ToolSuccess | ToolError => Layer::Application,
@@ -146,6 +149,9 @@ impl Outcome {
                 "the request is not a tools/call request; there is no tool result to judge"
             }
             NotificationAccepted => "the notification was accepted; notifications get no response",
+            NestingTooDeep => {
+                "the body nests JSON deeper than this judge reads, so it is not judged (which does not make it malformed); many JSON parsers refuse such a document too"
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::vocab::protocol::{header, meta};
+use crate::wire::deep::{self, JsonFailure};
 use crate::wire::exchange::Exchange;
 
 /// The response's media type, compared case-insensitively with parameters ignored.
@@ -79,6 +80,11 @@ pub enum Body {
     Opaque,
     /// A `text/event-stream` body, split into events and messages.
     Stream(Box<Stream>),
+    /// A JSON-branch body nesting deeper than [`crate::wire::deep::MAX_DEPTH`]: not read.
+    TooDeep {
+        /// Byte offset of the bracket that opens the first level past the limit.
+        offset: usize,
+    },
 }
 
 /// An SSE response stream, read once.
@@ -117,6 +123,11 @@ pub enum MessageKind {
     /// The data is not UTF-8 (as a JSON body that is not UTF-8, it is not read).
     NotUtf8 {
         /// Byte offset in the body of the first invalid sequence.
+        offset: usize,
+    },
+    /// JSON nesting deeper than [`crate::wire::deep::MAX_DEPTH`]: not read.
+    TooDeep {
+        /// Byte offset in the body of the bracket that opens the first level past the limit.
         offset: usize,
     },
 }
@@ -272,6 +283,8 @@ pub struct Analysis<'x> {
     pub body: Body,
     /// The body as text, when it was read as one JSON document (validated once, on reading).
     json_text: Option<&'x str>,
+    /// The deepest nesting of the JSON read, when deeper than `serde_json`'s limit (else 0).
+    depth: usize,
 }
 
 impl<'x> Analysis<'x> {
@@ -279,14 +292,22 @@ impl<'x> Analysis<'x> {
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let (body, json_text) = read_body(ex, &media, req.id);
+        let (body, json_text, depth) = read_body(ex, &media, req.id);
         Analysis {
             ex,
             req,
             media,
             body,
             json_text,
+            depth,
         }
+    }
+
+    /// How deep the JSON read nests, when deeper than `serde_json`'s recursion limit (0
+    /// otherwise): walks over it, and dropping the analysis, must run within
+    /// [`crate::wire::deep::on_stack_for`] this depth.
+    pub fn nesting_depth(&self) -> usize {
+        self.depth
     }
 
     /// The HTTP status.
@@ -379,12 +400,13 @@ fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
         || (obj.contains_key("result") && obj.contains_key("id"))
 }
 
-/// The body, and its text when it is read as one JSON document.
+/// The body, its text when it is read as one JSON document, and its depth past `serde_json`'s
+/// limit.
 fn read_body<'x>(
     ex: &'x Exchange,
     media: &Media,
     request_id: Option<&Value>,
-) -> (Body, Option<&'x str>) {
+) -> (Body, Option<&'x str>, usize) {
     let bytes = ex.body.as_slice();
     let sniff_json = || {
         bytes
@@ -397,9 +419,10 @@ fn read_body<'x>(
         // stream and stays quiet until the connection ends has started an answer, not sent an
         // empty body.
         Media::EventStream => {
-            return (Body::Stream(Box::new(read_stream(bytes, request_id))), None);
+            let (stream, depth) = read_stream(bytes, request_id);
+            return (Body::Stream(Box::new(stream)), None, depth);
         }
-        _ if bytes.is_empty() => return (Body::Empty, None),
+        _ if bytes.is_empty() => return (Body::Empty, None, 0),
         Media::Json => true,
         Media::Missing => sniff_json(),
         // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
@@ -407,17 +430,18 @@ fn read_body<'x>(
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
     };
     if !json {
-        return (Body::Opaque, None);
+        return (Body::Opaque, None, 0);
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
     let text = match crate::wire::utf8::text(bytes) {
         Ok(t) => t,
-        Err(offset) => return (Body::NotUtf8 { offset }, None),
+        Err(offset) => return (Body::NotUtf8 { offset }, None, 0),
     };
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) => (Body::Json(v), Some(text)),
-        Err(e) => (Body::BadJson(json_error(text, &e, |o| o)), None),
+    match deep::parse(text) {
+        Ok((v, depth)) => (Body::Json(v), Some(text), depth),
+        Err(JsonFailure::Syntax(e)) => (Body::BadJson(json_error(text, &e, |o| o)), None, 0),
+        Err(JsonFailure::TooDeep { offset }) => (Body::TooDeep { offset }, None, 0),
     }
 }
 
@@ -441,19 +465,26 @@ pub fn ids_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
+fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
     let parsed = crate::wire::sse::parse(bytes);
     let mut messages = Vec::with_capacity(parsed.events.len());
     let mut final_index = None;
+    let mut deepest = 0;
     for ev in &parsed.events {
         let parsed_data = match ev.invalid_utf8_at() {
             Some(offset) => Err(MessageKind::NotUtf8 { offset }),
-            None => serde_json::from_str::<Value>(&ev.data).map_err(|e| {
-                MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o)))
+            None => deep::parse(&ev.data).map_err(|e| match e {
+                JsonFailure::Syntax(e) => {
+                    MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o)))
+                }
+                JsonFailure::TooDeep { offset } => MessageKind::TooDeep {
+                    offset: ev.input_offset(offset),
+                },
             }),
         };
         let (kind, value) = match parsed_data {
-            Ok(v) => {
+            Ok((v, depth)) => {
+                deepest = deepest.max(depth);
                 let kind = match v.as_object() {
                     Some(o) if o.contains_key("result") || o.contains_key("error") => {
                         MessageKind::Response
@@ -494,12 +525,13 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> Stream {
             .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
             .map(|_| messages.len() - 1);
     }
-    Stream {
+    let stream = Stream {
         parsed,
         messages,
         final_index,
         final_matches,
-    }
+    };
+    (stream, deepest)
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

@@ -9,7 +9,7 @@ use std::fmt;
 use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
@@ -210,6 +210,28 @@ fn is_complete(end: &BodyEnd) -> bool {
     *end == BodyEnd::Complete
 }
 
+/// What `initialize` negotiated in the session the exchange belongs to (2025-11-25, where
+/// capabilities are declared once per session rather than with every request).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Negotiated {
+    /// The capabilities the client declared in its `initialize` request
+    /// (`params.capabilities`); `{}` declares none.
+    pub client_capabilities: Map<String, Value>,
+    /// The protocol version the server answered `initialize` with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// The client's `clientInfo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_info: Option<Value>,
+    /// The capabilities the server answered with (`result.capabilities`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_capabilities: Option<Value>,
+    /// The server's `serverInfo` (an `Implementation`: name, version, icons...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<Value>,
+}
+
 /// One revision, or several.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -276,6 +298,10 @@ pub struct ExchangeFile {
     /// replay-safety advice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<Value>,
+    /// What `initialize` negotiated in the session (2025-11-25), if known: enables the checks
+    /// of server requests against the client's declared capabilities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initialize: Option<Negotiated>,
     /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expect: BTreeMap<String, Expectation>,
@@ -298,6 +324,8 @@ pub struct Exchange {
     pub end: BodyEnd,
     /// The tool's definition, if known.
     pub tool: Option<Value>,
+    /// What `initialize` negotiated in the session (2025-11-25), if known.
+    pub initialize: Option<Negotiated>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
 }
@@ -323,6 +351,7 @@ impl Exchange {
             body,
             end: BodyEnd::Complete,
             tool: None,
+            initialize: None,
             protocol: None,
         }
     }
@@ -379,6 +408,12 @@ impl ExchangeBuilder {
         self
     }
 
+    /// What `initialize` negotiated in the session (2025-11-25).
+    pub fn initialize(mut self, negotiated: Negotiated) -> Self {
+        self.ex.initialize = Some(negotiated);
+        self
+    }
+
     /// The revisions the recording names (used when the caller names none).
     pub fn protocols(mut self, protocols: Vec<Protocol>) -> Self {
         self.ex.protocol = Some(protocols);
@@ -421,9 +456,18 @@ impl fmt::Display for ExchangeError {
 impl std::error::Error for ExchangeError {}
 
 impl ExchangeFile {
-    /// Parses an exchange file.
+    /// Parses an exchange file. Only `response.body_json` may nest deeper than `serde_json`'s
+    /// limit of 128 levels (up to [`crate::wire::deep::MAX_DEPTH`]); it is then kept as its
+    /// compact text in `response.body`.
     pub fn from_slice(bytes: &[u8]) -> Result<ExchangeFile, ExchangeError> {
-        serde_json::from_slice(bytes).map_err(|e| {
+        match serde_json::from_slice(bytes) {
+            Err(e) if crate::wire::deep::is_depth_error(&e) => Self::from_deep_slice(bytes, &e),
+            parsed => parsed.map_err(|e| Self::file_error(&e)),
+        }
+    }
+
+    fn file_error(e: &serde_json::Error) -> ExchangeError {
+        {
             let hint = if e.is_syntax() || e.is_eof() {
                 " (the exchange file itself must be valid JSON; put a malformed response body in `response.body` as a string)"
             } else {
@@ -435,6 +479,59 @@ impl ExchangeFile {
                 column: Some(e.column().max(1)),
                 message: format!("{e}{hint}"),
             }
+        }
+    }
+
+    /// An exchange file nesting deeper than `serde_json`'s limit: read without the limit on a
+    /// grown stack, `response.body_json` turned into its text, the rest held to the limit.
+    fn from_deep_slice(bytes: &[u8], first: &serde_json::Error) -> Result<Self, ExchangeError> {
+        use crate::wire::deep::{self, MAX_DEPTH, SHALLOW};
+        // `body_json` itself sits three levels down (file, `response`, `body_json`).
+        let limit = MAX_DEPTH + 2;
+        let (depth, over) = deep::nesting(bytes, limit);
+        let depth_error = |what: String| ExchangeError {
+            line: Some(first.line()),
+            column: Some(first.column()),
+            message: what,
+        };
+        if over.is_some() {
+            return Err(depth_error(format!(
+                "the exchange file nests JSON more than {limit} levels deep; a response body may nest at most {MAX_DEPTH} levels (give a deeper body as text in `response.body` to have it judged as too deep)"
+            )));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| ExchangeError {
+            line: None,
+            column: None,
+            message: format!("the exchange file is not UTF-8: {e}"),
+        })?;
+        deep::on_stack_for(depth, || {
+            let mut file: Value = deep::unbounded(text).map_err(|e| Self::file_error(&e))?;
+            let response = file.get_mut("response").and_then(Value::as_object_mut);
+            if let Some(r) = response
+                && let Some(json) = r.remove("body_json")
+            {
+                if r.contains_key("body") || r.contains_key("body_base64") {
+                    return Err(ExchangeError {
+                        line: None,
+                        column: None,
+                        message: "response: give only one of `body`, `body_base64` and `body_json`"
+                            .into(),
+                    });
+                }
+                let body =
+                    serde_json::to_string(&json).expect("serializing a JSON value cannot fail");
+                r.insert("body".into(), Value::String(body));
+            }
+            if deep::deeper_than(&file, SHALLOW) {
+                return Err(depth_error(format!(
+                    "{first}: only `response.body_json` may nest deeper than {SHALLOW} levels, not the request, the tool definition or the rest of the file"
+                )));
+            }
+            serde_json::from_value(file).map_err(|e| ExchangeError {
+                line: None,
+                column: None,
+                message: e.to_string(),
+            })
         })
     }
 
@@ -488,6 +585,7 @@ impl ExchangeFile {
             body,
             end: r.end,
             tool: self.tool,
+            initialize: self.initialize,
             protocol: self.protocol.as_ref().map(ProtocolField::revisions),
         })
     }

@@ -2,7 +2,8 @@
 //! (markdown aside; `…` marks an elision, the parts standing in order). Pages are read from the
 //! official specification (`MCP_SPEC_DIR`): `docs/<page>.mdx` or `docs/<page>/index.mdx`, and
 //! for the `schema` page the comments of `schema/schema.ts`, from which the schema reference is
-//! generated. Citations of other sources (JSON-RPC 2.0, RFCs) are listed, not checked.
+//! generated. The anchor names a heading of the page (its slug), or for the `schema` page a type
+//! of `schema.ts`. Citations of other sources (JSON-RPC 2.0, RFCs) are listed, not checked.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,6 +115,40 @@ fn jsdoc_links(s: &str) -> String {
     out
 }
 
+/// The anchors a page offers: the slugs of its headings (`## Security & Endpoint` →
+/// `security--endpoint`), or for `schema.ts` its types, lowercased.
+fn anchors(raw: &str, schema: bool) -> Vec<String> {
+    if schema {
+        return raw
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start();
+                let rest = l
+                    .strip_prefix("export interface ")
+                    .or_else(|| l.strip_prefix("export type "))?;
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                Some(name.to_lowercase())
+            })
+            .collect();
+    }
+    raw.lines()
+        .filter_map(|l| {
+            let text = l.strip_prefix('#')?.trim_start_matches('#');
+            let text = plain(text.trim(), false);
+            Some(
+                text.to_lowercase()
+                    .chars()
+                    .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                    .map(|c| if c == ' ' { '-' } else { c })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
 /// Whether every part of `quote` (split at `…`) stands in `page`, in order.
 fn stands_in(quote: &str, page: &str) -> bool {
     let mut from = 0;
@@ -145,7 +180,7 @@ fn every_quote_stands_on_the_page_it_cites() {
         return;
     };
     let table = Engine::builtin().table();
-    let mut pages: BTreeMap<PathBuf, String> = BTreeMap::new();
+    let mut pages: BTreeMap<PathBuf, (String, Vec<String>)> = BTreeMap::new();
     let (mut checked, mut other_sources) = (0, 0);
     let mut wrong = Vec::new();
     for p in Protocol::all() {
@@ -156,21 +191,24 @@ fn every_quote_stands_on_the_page_it_cites() {
                 other_sources += 1;
                 continue;
             };
-            let page = page.split('#').next().unwrap_or(page);
+            let (page, anchor) = page.split_once('#').unwrap_or((page, ""));
             let Some(file) = page_file(&spec, p, page) else {
                 wrong.push(format!(
                     "{rule} ({p}): no page `{page}` in the specification"
                 ));
                 continue;
             };
-            let text = pages.entry(file.clone()).or_insert_with(|| {
-                let comments = file.extension().is_some_and(|x| x == "ts");
-                plain(
-                    &std::fs::read_to_string(&file).unwrap_or_default(),
-                    comments,
-                )
+            let schema = file.extension().is_some_and(|x| x == "ts");
+            let (text, slugs) = pages.entry(file.clone()).or_insert_with(|| {
+                let raw = std::fs::read_to_string(&file).unwrap_or_default();
+                (plain(&raw, schema), anchors(&raw, schema))
             });
             checked += 1;
+            if !anchor.is_empty() && !slugs.iter().any(|s| s == anchor) {
+                wrong.push(format!(
+                    "{rule} ({p}, {page}): no heading or type with the anchor `#{anchor}`"
+                ));
+            }
             if !stands_in(&plain(&a.cite.quote, false), text) {
                 wrong.push(format!(
                     "{rule} ({p}, {page}): not on the page: \"{}\"",
@@ -184,7 +222,7 @@ fn every_quote_stands_on_the_page_it_cites() {
     );
     assert!(
         wrong.is_empty(),
-        "{} quote(s) not verbatim:\n{}",
+        "{} citation(s) not on their page:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
@@ -200,6 +238,14 @@ fn markdown_and_elisions_are_read_as_a_reader_would() {
         &plain("server MUST return 202 Accepted with no body.", false),
         &page
     ));
+    assert_eq!(
+        anchors("# Title\n## Security & `Endpoint`\ntext", false),
+        ["title", "security--endpoint"]
+    );
+    assert_eq!(
+        anchors("export interface CallToolResult extends Result {", true),
+        ["calltoolresult"]
+    );
     let ts = plain(" * The {@link CallToolRequest | tools/call} result.", true);
     assert!(stands_in("The tools/call result.", &ts));
     assert!(stands_in("A server … with no body.", &page));

@@ -10,6 +10,7 @@ mod check_cli;
 mod check_library;
 mod cite_quotes;
 mod cli_conventions;
+mod deep_json;
 mod diag_record;
 mod engine_props;
 mod engine_schema_errors;
