@@ -11,11 +11,10 @@ use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
+use crate::inputs::corpus::{WalkOptions, collect_corpus};
 use crate::outputs::Style;
 use crate::outputs::check::{self as formats, text::TextOptions};
-use crate::run::check::{
-    self as report, Baseline, CheckOptions, FailOn, check_files, collect_files,
-};
+use crate::run::check::{self as report, Baseline, CheckOptions, FailOn, check_files};
 
 use formats::Format as ReportFormat;
 
@@ -104,6 +103,19 @@ struct Inner {
     /// absolute path. Default: the current directory.
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Follow symbolic links that lead outside the directories given (by default such a link
+    /// is not followed, with a note on stderr; a link loop is never followed).
+    #[arg(long)]
+    follow_symlinks: bool,
+    /// List at most N findings of one rule per file and revision; the rest are counted in
+    /// every format ("N more findings of RULE not shown"). 0 lists every finding. The cap
+    /// changes no status and no exit status.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE
+    )]
+    max_findings_per_rule: usize,
     /// No progress bar; the text format shows failures only (no conformance or summary lines),
     /// and no summary line goes to stderr.
     #[arg(short, long, conflicts_with = "verbose")]
@@ -272,8 +284,17 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
     let files = if stdin_exchange.is_some() {
         Vec::new()
     } else {
-        match collect_files(&paths) {
-            Ok(f) => f,
+        let walk = WalkOptions {
+            follow_symlinks: a.inner.follow_symlinks,
+        };
+        match collect_corpus(&paths, &walk) {
+            Ok(c) => {
+                // What the walk left out is never silent.
+                for n in &c.notes {
+                    eprintln!("mcp-verdict check: note: {}", crate::outputs::safe::text(n));
+                }
+                c.files
+            }
             Err(e) => return usage(e),
         }
     };
@@ -309,6 +330,7 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
         baseline,
         progress: Some(&tick),
         root,
+        max_findings_per_rule: a.inner.max_findings_per_rule,
     };
     let mut run = match &stdin_exchange {
         Some(bytes) => report::check_one("-", bytes, &options),
@@ -339,26 +361,26 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
             Style::default()
         };
         text_on_stdout |= *format == ReportFormat::Text && dest.is_none();
-        let rendered = formats::render(
-            *format,
-            &run,
-            cov,
-            TextOptions {
-                style,
-                verbose: a.inner.verbose,
-                quiet: a.inner.quiet,
-            },
-        );
+        let options = TextOptions {
+            style,
+            verbose: a.inner.verbose,
+            quiet: a.inner.quiet,
+        };
         match dest {
             Some(p) => {
-                if let Err(e) = std::fs::write(p, rendered) {
+                let written = std::fs::File::create(p).and_then(|f| {
+                    let mut w = std::io::BufWriter::with_capacity(64 << 10, f);
+                    formats::render_to(*format, &run, cov, options, &mut w)?;
+                    w.flush()
+                });
+                if let Err(e) = written {
                     return usage(format_args!("cannot write {}: {e}", p.display()));
                 }
             }
             None => {
-                let mut out = std::io::stdout().lock();
+                let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
                 // A closed pipe (`| head`) is not an error worth a panic.
-                let _ = out.write_all(rendered.as_bytes());
+                let _ = formats::render_to(*format, &run, cov, options, &mut out);
                 let _ = out.flush();
             }
         }

@@ -29,6 +29,11 @@ use crate::{inputs, outputs, run};
     ),
     (exit::USAGE, "usage: bad arguments, or the revision cannot be told (give --protocol)"),
     (exit::INPUT, "the input cannot be read or is not a valid exchange file or HAR capture"),
+    (
+        exit::NOTHING_JUDGED,
+        "--har: no tools/call in the capture could be judged (none recorded, bodies not \
+         recorded, or revisions unknown); stderr says why",
+    ),
 ]))]
 pub(crate) struct ClassifyArgs {
     /// The exchange file to judge (JSON, see the README); `-` reads stdin.
@@ -74,6 +79,14 @@ pub(crate) struct ClassifyArgs {
         default_value_t = stream::DEFAULT_MAX_LINE_BYTES
     )]
     max_line_bytes: usize,
+    /// List at most N findings of one rule per verdict; the rest are counted ("N more findings
+    /// of RULE not shown"). 0 lists every finding. The cap changes no outcome or exit status.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE
+    )]
+    max_findings_per_rule: usize,
     /// With --jsonl: no progress bar and no summary line on stderr.
     #[arg(short, long, conflicts_with = "summary")]
     quiet: bool,
@@ -126,7 +139,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
         protocols: protocols.as_deref(),
         engine,
     };
-    let judgement = match judge(&ex, &options) {
+    let mut judgement = match judge(&ex, &options) {
         Ok(j) => j,
         Err(e) => {
             eprintln!(
@@ -137,6 +150,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
             return ExitCode::from(exit::USAGE);
         }
     };
+    judgement.cap_findings(a.max_findings_per_rule);
     let text = match a.format.unwrap_or(Format::Text) {
         Format::Text => outputs::verdict::judgement(&judgement, &label, style),
         Format::Json => {
@@ -173,7 +187,7 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
         protocols: protocols.as_deref(),
         engine,
     };
-    let report = run::har::judge(&capture, &options);
+    let report = run::har::judge_capped(&capture, &options, a.max_findings_per_rule);
     let text = match a.format.unwrap_or(Format::Text) {
         Format::Text => outputs::har::text(&report, &label, style),
         Format::Json => {
@@ -184,6 +198,10 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
         }
     };
     write_stdout(&text);
+    if let Some(why) = report.summary.nothing_judged() {
+        eprintln!("mcp-verdict: {}: {}", safe::text(&label), safe::text(&why));
+        return ExitCode::from(exit::NOTHING_JUDGED);
+    }
     ExitCode::from(if report.summary.failed() {
         exit::FINDINGS
     } else {
@@ -210,6 +228,7 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
         },
         threads: a.jobs.unwrap_or(0),
         max_line_bytes: a.max_line_bytes,
+        max_findings_per_rule: a.max_findings_per_rule,
         ..JsonlOptions::default()
     };
     let label = path.display().to_string();

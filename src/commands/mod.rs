@@ -24,6 +24,7 @@ use crate::vocab::Protocol;
     (exit::FINDINGS, "findings or failures (a verdict with an error finding, a failing check)"),
     (exit::USAGE, "usage: bad arguments, or a revision that cannot be told"),
     (exit::INPUT, "an input could not be read or is not valid"),
+    (exit::NOTHING_JUDGED, "classify --har: nothing in the capture could be judged"),
 ]))]
 pub struct Cli {
     /// When to colour the output: auto (when writing to a terminal, unless NO_COLOR is set;

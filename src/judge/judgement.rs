@@ -30,6 +30,14 @@ impl<'t> Judgement<'t> {
         Judgement { verdicts }
     }
 
+    /// Keeps at most `max` findings per rule in each verdict ([`Verdict::cap_findings`]; `0`
+    /// keeps every finding).
+    pub fn cap_findings(&mut self, max: usize) {
+        for v in &mut self.verdicts {
+            v.cap_findings(max);
+        }
+    }
+
     /// Whether any verdict carries an error-severity finding.
     pub fn has_error(&self) -> bool {
         self.verdicts

@@ -13,7 +13,12 @@ use std::sync::LazyLock;
 
 pub use facts::{ErrorFacts, Facts, StreamFacts};
 pub use judgement::{Difference, Judgement};
-pub use verdict::{EvalStatus, Finding, Verdict};
+pub use verdict::{EvalStatus, Finding, Omitted, Verdict};
+
+/// The default cap of the command line's `--max-findings-per-rule`: at most this many findings
+/// of one rule per verdict (one exchange under one revision) are listed; the rest are counted
+/// ([`Verdict::cap_findings`]). [`judge()`](fn@judge) itself caps nothing.
+pub const DEFAULT_MAX_FINDINGS_PER_RULE: usize = 100;
 
 use crate::check_api::Cx;
 use crate::rules::{CheckSig, LoadError, RuleTable};

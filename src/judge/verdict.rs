@@ -36,6 +36,20 @@ pub struct Finding<'t> {
     pub event: Option<usize>,
 }
 
+/// Findings of one rule left out of a verdict by [`Verdict::cap_findings`]: nothing is dropped
+/// silently, the count stays.
+#[derive(Clone, Debug)]
+pub struct Omitted<'t> {
+    /// The rule.
+    pub rule: &'t Rule,
+    /// The rule under this revision.
+    pub active: &'t Active,
+    /// The severity of its findings.
+    pub severity: Severity,
+    /// How many findings were left out.
+    pub count: usize,
+}
+
 /// The verdict on one exchange under one revision.
 #[derive(Clone, Debug)]
 pub struct Verdict<'t> {
@@ -50,8 +64,11 @@ pub struct Verdict<'t> {
     pub context: Vec<&'t Active>,
     /// Defaults applied (absent `resultType`, absent `isError`).
     pub defaults: Vec<&'t Active>,
-    /// Every finding, in table order.
+    /// Every finding, in table order (at most the cap per rule after
+    /// [`Verdict::cap_findings`]).
     pub findings: Vec<Finding<'t>>,
+    /// Per rule, how many findings a cap left out (empty unless capped), in table order.
+    pub omitted: Vec<Omitted<'t>>,
     /// Every active rule's evaluation, indexed like [`RuleTable::active`] for the verdict's
     /// revision (table order).
     pub evaluations: Vec<EvalStatus>,
@@ -173,6 +190,7 @@ impl<'t> Verdict<'t> {
             context,
             defaults,
             findings,
+            omitted: Vec::new(),
             evaluations,
             facts: facts_of(cx.an, cx.members(), cx.result_members(), table, cx.protocol),
             notes,
@@ -180,6 +198,49 @@ impl<'t> Verdict<'t> {
             retry: RetryContext::of(cx.an.ex),
             table,
         }
+    }
+
+    /// Keeps at most `max` findings per rule (the first ones, in table order) and counts the
+    /// rest in [`Verdict::omitted`]; `0` keeps every finding. The outcome, the citations, the
+    /// evaluations and which rules have findings (and the worst severity) do not change.
+    pub fn cap_findings(&mut self, max: usize) {
+        if max == 0 || self.findings.len() <= max {
+            return;
+        }
+        let mut seen: Vec<(&'t str, usize)> = Vec::new();
+        let mut kept = Vec::with_capacity(self.findings.len().min(max * 8));
+        for f in std::mem::take(&mut self.findings) {
+            let id = f.rule.id.as_str();
+            let n = match seen.iter_mut().find(|(r, _)| *r == id) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
+                }
+                None => {
+                    seen.push((id, 1));
+                    1
+                }
+            };
+            if n <= max {
+                kept.push(f);
+            } else {
+                match self.omitted.iter_mut().find(|o| o.rule.id == id) {
+                    Some(o) => o.count += 1,
+                    None => self.omitted.push(Omitted {
+                        rule: f.rule,
+                        active: f.active,
+                        severity: f.severity,
+                        count: 1,
+                    }),
+                }
+            }
+        }
+        self.findings = kept;
+    }
+
+    /// How many findings a cap left out, over every rule.
+    pub fn omitted_count(&self) -> usize {
+        self.omitted.iter().map(|o| o.count).sum()
     }
 
     /// The outcome's layer.

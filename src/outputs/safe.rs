@@ -79,6 +79,90 @@ pub fn json(doc: String) -> String {
     out
 }
 
+/// Serialises `value` as pretty JSON straight into `w`, with the escapes of [`json`] (the
+/// same bytes as `json(serde_json::to_string_pretty(value))`, without holding the document).
+pub fn write_json_pretty<T: serde::Serialize + ?Sized>(
+    w: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(
+        w,
+        SafeFormatter(serde_json::ser::PrettyFormatter::new()),
+    );
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
+/// Serialises `value` as compact JSON straight into `w`, with the escapes of [`json`].
+pub fn write_json_compact<T: serde::Serialize + ?Sized>(
+    w: &mut dyn std::io::Write,
+    value: &T,
+) -> std::io::Result<()> {
+    let mut ser =
+        serde_json::Serializer::with_formatter(w, SafeFormatter(serde_json::ser::CompactFormatter));
+    value.serialize(&mut ser).map_err(std::io::Error::other)
+}
+
+/// A JSON formatter that writes the characters of [`is_unsafe_in_json`] inside strings as
+/// `\uXXXX` escapes (string fragments are where serialisers leave them raw).
+struct SafeFormatter<F>(F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeFormatter<F> {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        if !fragment.chars().any(is_unsafe_in_json) {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut rest = fragment;
+        while let Some((i, c)) = rest.char_indices().find(|(_, c)| is_unsafe_in_json(*c)) {
+            writer.write_all(&rest.as_bytes()[..i])?;
+            write!(writer, "\\u{:04x}", c as u32)?;
+            rest = &rest[i + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn end_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_key(w)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
 /// Unsafe characters other than the whitespace JSON allows between tokens (a serialiser never
 /// puts a raw control character inside a string).
 fn is_unsafe_in_json(c: char) -> bool {
@@ -88,6 +172,20 @@ fn is_unsafe_in_json(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_json_is_the_escaped_document() {
+        let v = serde_json::json!({"a\u{202e}": ["x\u{85}y\u{2028}", 1, {"k": "\u{7f}"}], "b": {}});
+        let mut out = Vec::new();
+        write_json_pretty(&mut out, &v).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            json(serde_json::to_string_pretty(&v).unwrap())
+        );
+        let mut out = Vec::new();
+        write_json_compact(&mut out, &v).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), json(v.to_string()));
+    }
 
     #[test]
     fn escapes_controls_bidi_and_separators() {

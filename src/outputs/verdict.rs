@@ -84,6 +84,15 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             );
         }
     }
+    for o in &v.omitted {
+        let _ = writeln!(
+            out,
+            "      {} {}  {}",
+            style.severity(o.severity),
+            o.rule.id,
+            crate::views::omitted_message(o.count, &o.rule.id)
+        );
+    }
     let advice = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
     let _ = writeln!(
         out,

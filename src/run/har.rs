@@ -53,6 +53,41 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Why nothing in the capture was judged, when nothing was: what the entries were instead.
+    pub fn nothing_judged(&self) -> Option<String> {
+        if self.judged > 0 {
+            return None;
+        }
+        let tools_calls = self.not_recorded + self.not_judged;
+        let mut why = if tools_calls == 0 {
+            format!(
+                "nothing judged: none of the {} {} is a tools/call POST",
+                self.entries,
+                if self.entries == 1 {
+                    "entry"
+                } else {
+                    "entries"
+                }
+            )
+        } else {
+            format!(
+                "nothing judged: {tools_calls} tools/call {}, {} without a recorded response body, {} whose revision or response could not be read",
+                if tools_calls == 1 { "entry" } else { "entries" },
+                self.not_recorded,
+                self.not_judged
+            )
+        };
+        if !self.skipped.is_empty() {
+            let kinds: Vec<String> = self
+                .skipped
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            why.push_str(&format!("; other entries: {}", kinds.join(", ")));
+        }
+        Some(why)
+    }
+
     /// Whether the run should fail: an error-severity finding, or a tools/call not judged.
     pub fn failed(&self) -> bool {
         self.with_error_findings > 0 || self.not_judged > 0
@@ -72,6 +107,16 @@ pub struct Report<'h, 't> {
 
 /// Judges every tools/call entry of a HAR.
 pub fn judge<'h, 't>(har: &'h Har, options: &Options<'t>) -> Report<'h, 't> {
+    judge_capped(har, options, 0)
+}
+
+/// Judges every tools/call entry of a HAR, keeping at most `max_findings_per_rule` findings
+/// of one rule per verdict (the rest counted; 0: every finding).
+pub fn judge_capped<'h, 't>(
+    har: &'h Har,
+    options: &Options<'t>,
+    max_findings_per_rule: usize,
+) -> Report<'h, 't> {
     let mut summary = Summary {
         entries: har.entries.len(),
         ..Summary::default()
@@ -79,7 +124,13 @@ pub fn judge<'h, 't>(har: &'h Har, options: &Options<'t>) -> Report<'h, 't> {
     let results: Vec<EntryResult<'t>> = har
         .entries
         .iter()
-        .map(|e| judge_entry(e, options))
+        .map(|e| {
+            let mut r = judge_entry(e, options);
+            if let EntryResult::Judged(j) = &mut r {
+                j.cap_findings(max_findings_per_rule);
+            }
+            r
+        })
         .collect();
     for r in &results {
         match r {

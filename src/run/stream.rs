@@ -58,6 +58,10 @@ pub struct JsonlOptions<'t> {
     pub max_in_flight_bytes: usize,
     /// Lines longer than this are rejected with an error record without being held in memory.
     pub max_line_bytes: usize,
+    /// At most this many findings of one rule per verdict are written, the rest counted
+    /// (`omitted`); 0: every finding. Default
+    /// [`DEFAULT_MAX_FINDINGS_PER_RULE`](crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE).
+    pub max_findings_per_rule: usize,
 }
 
 impl Default for JsonlOptions<'static> {
@@ -68,6 +72,7 @@ impl Default for JsonlOptions<'static> {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_findings_per_rule: crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE,
         }
     }
 }
@@ -260,6 +265,7 @@ fn judge_line(
     input: &Input,
     options: &Options<'_>,
     max_line: usize,
+    max_findings: usize,
     format: &dyn LineFormat,
 ) -> (Status, String) {
     let bytes = match input {
@@ -291,7 +297,8 @@ fn judge_line(
         Err(e) => return error_record(format, line, &format!("not an exchange: {}", e.message)),
     };
     let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let judgement = judge(&ex, options).map_err(|e| revision_message(&e, Origin::Line))?;
+        let mut judgement = judge(&ex, options).map_err(|e| revision_message(&e, Origin::Line))?;
+        judgement.cap_findings(max_findings);
         let status = if judgement.has_error() {
             Status::ErrorFindings
         } else {
@@ -406,6 +413,7 @@ fn work(
                     &job.input,
                     &options.judge,
                     options.max_line_bytes,
+                    options.max_findings_per_rule,
                     format,
                 );
                 Done {

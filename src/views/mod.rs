@@ -6,6 +6,6 @@ pub mod diag;
 mod verdict;
 
 pub use verdict::{
-    CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, VerdictOut,
-    classify_output_json_schema,
+    CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
+    classify_output_json_schema, omitted_message,
 };

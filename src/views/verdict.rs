@@ -77,6 +77,37 @@ pub struct FindingOut {
     pub url: String,
 }
 
+/// Findings of one rule a cap left out (`--max-findings-per-rule`), in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct OmittedOut {
+    /// Rule id.
+    pub rule: String,
+    /// The severity of its findings.
+    pub severity: Severity,
+    /// How many findings of the rule are not listed.
+    pub count: usize,
+    /// `N more findings of RULE not shown`.
+    pub message: String,
+}
+
+impl OmittedOut {
+    /// The view of a count of omitted findings.
+    pub fn of(o: &crate::judge::Omitted<'_>) -> OmittedOut {
+        OmittedOut {
+            rule: o.rule.id.clone(),
+            severity: o.severity,
+            count: o.count,
+            message: omitted_message(o.count, &o.rule.id),
+        }
+    }
+}
+
+/// `N more finding(s) of RULE not shown (--max-findings-per-rule)`.
+pub fn omitted_message(count: usize, rule: &str) -> String {
+    let what = if count == 1 { "finding" } else { "findings" };
+    format!("{count} more {what} of {rule} not shown (--max-findings-per-rule)")
+}
+
 /// A verdict in output form.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct VerdictOut {
@@ -92,8 +123,11 @@ pub struct VerdictOut {
     pub cites: Vec<CiteOut>,
     /// Defaults applied.
     pub defaults: Vec<DefaultOut>,
-    /// Conformance findings.
+    /// Conformance findings (at most `--max-findings-per-rule` per rule).
     pub findings: Vec<FindingOut>,
+    /// Per rule, how many findings the cap left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<OmittedOut>,
     /// Facts read off the exchange.
     pub facts: Facts,
     /// Remarks about what could not be judged.
@@ -158,6 +192,7 @@ impl VerdictOut {
                     url: f.active.cite.url.clone(),
                 })
                 .collect(),
+            omitted: v.omitted.iter().map(OmittedOut::of).collect(),
             facts: v.facts.clone(),
             notes: v.notes.clone(),
             retry: crate::advice::advise(v, &crate::advice::RetryPolicy::default()),

@@ -9,3 +9,6 @@ pub const FINDINGS: u8 = 1;
 pub const USAGE: u8 = 2;
 /// An input could not be read or is not valid (a file, a capture, or an unreachable server).
 pub const INPUT: u8 = 3;
+/// `classify --har`: the capture was read, but no tools/call in it could be judged (none
+/// recorded, bodies not recorded, or revisions unknown).
+pub const NOTHING_JUDGED: u8 = 4;

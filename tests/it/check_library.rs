@@ -22,6 +22,7 @@ fn result(protocol: Protocol, evals: &[(&str, EvalStatus)]) -> RevisionResult {
         diff: None,
         failures: Vec::new(),
         findings: Vec::new(),
+        omitted: Vec::new(),
         evaluations: evals
             .iter()
             .map(|(r, s)| RuleEval {

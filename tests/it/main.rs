@@ -18,6 +18,7 @@ mod fast_schema;
 mod fixtures;
 mod har_cli;
 mod har_read;
+mod hostile_corpus;
 mod hostile_strings;
 mod interop_peers;
 mod jsonl_cli;

@@ -5,6 +5,7 @@ pub mod corpus;
 pub mod judge;
 pub mod markdown;
 pub mod mutate;
+pub mod recording;
 pub mod reference;
 pub mod rng;
 pub mod serve;

@@ -6,7 +6,9 @@
 //!   list, at each such finding;
 //! - in a file without expectations, each finding at or above `--fail-on`, at the finding;
 //! - a file not judged, at the problem's line and column;
-//! - a stale baseline entry.
+//! - a stale baseline entry;
+//! - findings of a rule above left out by `--max-findings-per-rule`: one action that counts
+//!   them, after the rule's last listed finding (nothing is dropped silently).
 //!
 //! Findings a fixture expects, findings below `--fail-on` and failures the baseline lists are
 //! not actions. Messages are as composed (not yet escaped): each format escapes them.
@@ -37,6 +39,8 @@ pub enum ActionKind {
     Invalid,
     /// A stale baseline entry.
     Stale,
+    /// Findings to act on that `--max-findings-per-rule` left out, counted.
+    Omitted,
 }
 
 impl ActionKind {
@@ -48,6 +52,7 @@ impl ActionKind {
             ActionKind::Finding => "finding",
             ActionKind::Invalid => "invalid",
             ActionKind::Stale => "stale",
+            ActionKind::Omitted => "omitted",
         }
     }
 }
@@ -168,11 +173,13 @@ fn revision_actions<'a>(
                     FailureKind::Unlisted => " (not listed in the file's `rules`; --strict)",
                     _ => "",
                 };
+                let mut last = None;
                 for f in r.findings.iter().filter(|f| f.finding.rule == rule) {
                     let severity = f.finding.severity;
                     if x.kind == FailureKind::Finding && !run.fail_on.fails(severity) {
                         continue;
                     }
+                    last = Some(f);
                     out.push(Action {
                         kind: ActionKind::Finding,
                         rule: rule.to_string(),
@@ -198,6 +205,29 @@ fn revision_actions<'a>(
                         pointer: &f.finding.pointer,
                         result: Some(r),
                         finding: Some(f),
+                        error: None,
+                        subject: String::new(),
+                    });
+                }
+                for o in r.omitted.iter().filter(|o| o.rule == rule) {
+                    if x.kind == FailureKind::Finding && !run.fail_on.fails(o.severity) {
+                        continue;
+                    }
+                    out.push(Action {
+                        kind: ActionKind::Omitted,
+                        rule: rule.to_string(),
+                        severity: if x.kind == FailureKind::Finding {
+                            o.severity
+                        } else {
+                            Severity::Error
+                        },
+                        file,
+                        protocol: Some(p),
+                        location: last.and_then(|f| f.location),
+                        message: format!("{p}: {}", o.message),
+                        pointer: "",
+                        result: Some(r),
+                        finding: None,
                         error: None,
                         subject: String::new(),
                     });

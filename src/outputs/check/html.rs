@@ -337,6 +337,18 @@ fn is_problem(r: &RevisionResult) -> bool {
 
 /// Renders the run.
 pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
+    let mut out = Vec::new();
+    render_to(run, coverage, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("the page is UTF-8")
+}
+
+/// Writes the page to `w` as it is composed, a section of a file at a time: the page is never
+/// held whole.
+pub fn render_to(
+    run: &CheckRun,
+    coverage: Option<&Coverage>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let s = run.summary();
     let code = run.exit_code(coverage.is_some());
     let rules = rule_index(run);
@@ -463,6 +475,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 r.outcome,
                 why.join("")
             );
+            spill(&mut o, w)?;
         }
         let _ = writeln!(o, "</table>");
     }
@@ -526,6 +539,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
     }
     for f in &problem {
         file_detail(&mut o, f, run, &rules);
+        spill(&mut o, w)?;
     }
     if !others.is_empty() {
         let _ = writeln!(
@@ -557,6 +571,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                     .unwrap_or_default(),
                 badges.join("<br>")
             );
+            spill(&mut o, w)?;
         }
         let _ = writeln!(o, "</table>");
         if others.len() > PASSING_LISTED {
@@ -635,7 +650,16 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
         o,
         "<p class=\"muted\"><a href=\"#top\">Back to the top</a></p>\n<script>{SCRIPT}</script>\n</body>\n</html>"
     );
-    o
+    w.write_all(o.as_bytes())
+}
+
+/// Writes what is composed so far once it is large enough.
+fn spill(o: &mut String, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    if o.len() >= 64 << 10 {
+        w.write_all(o.as_bytes())?;
+        o.clear();
+    }
+    Ok(())
 }
 
 /// The filter above the failures table: status, revision, rule, layer, from the failures'
@@ -795,6 +819,15 @@ fn revision_detail(
                 "<tr><td data-label=\"Severity\" class=\"sev-{sev}\">{sev}</td><td data-label=\"Rule\">{}</td><td data-label=\"Where\">{where_}</td><td data-label=\"Message\">{msg}</td></tr>",
                 spec_link(&fd.rule, &fd.url),
                 sev = fd.severity,
+            );
+        }
+        for x in &r.omitted {
+            let _ = writeln!(
+                o,
+                "<tr class=\"omitted\"><td data-label=\"Severity\" class=\"sev-{sev}\">{sev}</td><td data-label=\"Rule\"><code>{}</code></td><td data-label=\"Where\"></td><td data-label=\"Message\">{}</td></tr>",
+                escape(&x.rule),
+                escape(&x.message),
+                sev = x.severity,
             );
         }
         let _ = writeln!(o, "</table>");

@@ -115,6 +115,48 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
     s
 }
 
+/// Writes `--format json` to `w` as it is serialised (the report is never held as text).
+pub fn render_to(
+    run: &CheckRun,
+    coverage: Option<&Coverage>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    crate::outputs::safe::write_json_pretty(w, &report(run, coverage))?;
+    w.write_all(b"\n")
+}
+
+/// Writes `--format ndjson` to `w`, a record at a time.
+pub fn ndjson_to(
+    run: &CheckRun,
+    coverage: Option<&Coverage>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut push = |r: &Record<'_>| -> std::io::Result<()> {
+        crate::outputs::safe::write_json_compact(w, r)?;
+        w.write_all(b"\n")
+    };
+    for (f, r) in run.results() {
+        push(&Record::Result {
+            file: &f.file,
+            name: f.name.as_deref(),
+            result: r,
+        })?;
+    }
+    for (f, e) in run.input_errors() {
+        push(&Record::Error {
+            file: &f.file,
+            error: e,
+        })?;
+    }
+    for e in &run.stale {
+        push(&Record::Stale { entry: e })?;
+    }
+    push(&Record::Summary {
+        summary: run.summary(),
+        exit_code: run.exit_code(coverage.is_some()),
+    })
+}
+
 /// The JSON Schema of [`CheckReport`], as committed in `schemas/check-report.schema.json`.
 pub fn schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()

@@ -119,6 +119,16 @@ fn details(file: &str, r: &RevisionResult) -> String {
         s.push_str(&super::text::finding_line(file, f));
         s.push('\n');
     }
+    for x in &r.omitted {
+        let _ = writeln!(
+            s,
+            "{}::  {}  [{} {}]",
+            safe::text(file),
+            x.message,
+            x.severity,
+            x.rule
+        );
+    }
     s
 }
 

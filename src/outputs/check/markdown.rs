@@ -141,6 +141,9 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 }
                 let _ = writeln!(out);
             }
+            for x in &r.omitted {
+                let _ = writeln!(out, "{} ({})\n", escape(&x.message), x.severity);
+            }
         }
     }
 

@@ -57,6 +57,24 @@ pub enum Format {
     Gitlab,
 }
 
+/// Writes a run in a format to `w`: `json`, `ndjson`, `sarif` and `html` as they are
+/// composed (a large report is never held whole), the others rendered first.
+pub fn render_to(
+    format: Format,
+    run: &CheckRun,
+    coverage: Option<&Coverage>,
+    text: text::TextOptions,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => json::render_to(run, coverage, w),
+        Format::Ndjson => json::ndjson_to(run, coverage, w),
+        Format::Sarif => sarif::render_to(run, w),
+        Format::Html => html::render_to(run, coverage, w),
+        _ => w.write_all(render(format, run, coverage, text).as_bytes()),
+    }
+}
+
 /// Renders a run in a format (`text` takes its options; the others ignore them).
 pub fn render(
     format: Format,

@@ -21,6 +21,7 @@
 //! [`Action::fingerprint`]) computed from the file, revision, rule, kind and JSON pointer, not
 //! the line, so an alert survives edits elsewhere in the file. Every message is escaped ([`crate::outputs::safe`]).
 
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 
 use super::actions::{Action, ActionKind, EXPECTATION, INVALID, STALE, actions};
@@ -211,75 +212,150 @@ fn rule_descriptor(r: &crate::run::check::RuleConformance) -> Value {
 
 /// Renders the run.
 pub fn render(run: &CheckRun) -> String {
+    let mut out = Vec::new();
+    render_to(run, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("SARIF is UTF-8")
+}
+
+/// Writes the log to `w` as it is composed: each run's results are serialised one at a time,
+/// never held as one document.
+pub fn render_to(run: &CheckRun, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let acts = actions(run);
     let mut revisions: Vec<Option<Protocol>> = run.revisions().into_iter().map(Some).collect();
     if revisions.is_empty() {
         revisions.push(None);
     }
-    let mut runs = Vec::new();
-    for (ri, p) in revisions.iter().enumerate() {
-        let conf = p.and_then(|p| run.conformance.iter().find(|c| c.protocol == p));
-        let mut rules: Vec<Value> = conf
-            .map(|c| {
-                let mut rs: Vec<&crate::run::check::RuleConformance> = c.rules.iter().collect();
-                rs.sort_by(|a, b| a.rule.cmp(&b.rule));
-                rs.into_iter().map(rule_descriptor).collect()
-            })
-            .unwrap_or_default();
-        rules.extend(tool_descriptors());
-        let ids: Vec<String> = rules
-            .iter()
-            .map(|d| d["id"].as_str().unwrap_or_default().to_string())
-            .collect();
-        let index = |id: &str| ids.iter().position(|d| d == id);
-        let mut results = Vec::new();
-        for a in &acts {
-            let belongs = match (a.protocol, p) {
-                (Some(ap), Some(p)) => ap == *p,
+    let runs: Vec<RunOut<'_>> = revisions
+        .iter()
+        .enumerate()
+        .map(|(ri, p)| run_out(run, &acts, ri, *p))
+        .collect();
+    let log = LogOut { runs };
+    safe::write_json_pretty(w, &log)?;
+    w.write_all(b"\n")
+}
+
+/// The log: `$schema`, `runs`, `version` (the order `serde_json` gives an object's keys).
+struct LogOut<'a> {
+    runs: Vec<RunOut<'a>>,
+}
+
+impl Serialize for LogOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("$schema", SCHEMA_URI)?;
+        m.serialize_entry("runs", &self.runs)?;
+        m.serialize_entry("version", VERSION)?;
+        m.end()
+    }
+}
+
+/// One run: its members but `results` composed, the results written as they are made.
+struct RunOut<'a> {
+    shell: Map<String, Value>,
+    acts: &'a [Action<'a>],
+    protocol: Option<Protocol>,
+    first: bool,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Serialize for RunOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.shell.len() + 1))?;
+        let mut results_written = false;
+        for (k, v) in &self.shell {
+            if !results_written && k.as_str() > "results" {
+                m.serialize_entry("results", &ResultsOut(self))?;
+                results_written = true;
+            }
+            m.serialize_entry(k, v)?;
+        }
+        if !results_written {
+            m.serialize_entry("results", &ResultsOut(self))?;
+        }
+        m.end()
+    }
+}
+
+struct ResultsOut<'r, 'a>(&'r RunOut<'a>);
+
+impl Serialize for ResultsOut<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let index = |id: &str| r.index.get(id).copied();
+        let mut seq = s.serialize_seq(None)?;
+        for a in r.acts {
+            let belongs = match (a.protocol, r.protocol) {
+                (Some(ap), Some(p)) => ap == p,
                 // Files not judged belong to no revision: the first run carries them.
-                (None, _) => ri == 0,
+                (None, _) => r.first,
                 (Some(_), None) => false,
             };
             if belongs {
-                results.push(result(a, &index));
+                seq.serialize_element(&result(a, &index))?;
             }
         }
-        let category = match p {
-            Some(p) => format!("mcp-verdict/{p}/"),
-            None => "mcp-verdict/".to_string(),
-        };
-        let mut run_obj = Map::new();
-        run_obj.insert(
-            "tool".into(),
-            json!({ "driver": {
-                "name": env!("CARGO_PKG_NAME"),
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }}),
-        );
-        run_obj.insert("automationDetails".into(), json!({ "id": category }));
-        if let Some(root) = &run.root {
-            let mut uri = file_uri(&root.to_string_lossy());
-            if !uri.ends_with('/') {
-                uri.push('/');
-            }
-            run_obj.insert(
-                "originalUriBaseIds".into(),
-                json!({ SRCROOT: { "uri": uri } }),
-            );
-        }
-        run_obj.insert("columnKind".into(), json!("unicodeCodePoints"));
-        run_obj.insert("results".into(), Value::Array(results));
-        if let Some(p) = p {
-            run_obj.insert("properties".into(), json!({ "protocol": p.as_str() }));
-        }
-        runs.push(Value::Object(run_obj));
+        seq.end()
     }
-    let log = json!({ "$schema": SCHEMA_URI, "version": VERSION, "runs": runs });
-    let mut s = safe::json(serde_json::to_string_pretty(&log).expect("SARIF serializes"));
-    s.push('\n');
-    s
+}
+
+fn run_out<'a>(
+    run: &CheckRun,
+    acts: &'a [Action<'a>],
+    ri: usize,
+    p: Option<Protocol>,
+) -> RunOut<'a> {
+    let conf = p.and_then(|p| run.conformance.iter().find(|c| c.protocol == p));
+    let mut rules: Vec<Value> = conf
+        .map(|c| {
+            let mut rs: Vec<&crate::run::check::RuleConformance> = c.rules.iter().collect();
+            rs.sort_by(|a, b| a.rule.cmp(&b.rule));
+            rs.into_iter().map(rule_descriptor).collect()
+        })
+        .unwrap_or_default();
+    rules.extend(tool_descriptors());
+    let mut index = std::collections::HashMap::new();
+    for (i, d) in rules.iter().enumerate() {
+        index
+            .entry(d["id"].as_str().unwrap_or_default().to_string())
+            .or_insert(i);
+    }
+    let category = match p {
+        Some(p) => format!("mcp-verdict/{p}/"),
+        None => "mcp-verdict/".to_string(),
+    };
+    let mut run_obj = Map::new();
+    run_obj.insert(
+        "tool".into(),
+        json!({ "driver": {
+            "name": env!("CARGO_PKG_NAME"),
+            "version": env!("CARGO_PKG_VERSION"),
+            "semanticVersion": env!("CARGO_PKG_VERSION"),
+            "rules": rules,
+        }}),
+    );
+    run_obj.insert("automationDetails".into(), json!({ "id": category }));
+    if let Some(root) = &run.root {
+        let mut uri = file_uri(&root.to_string_lossy());
+        if !uri.ends_with('/') {
+            uri.push('/');
+        }
+        run_obj.insert(
+            "originalUriBaseIds".into(),
+            json!({ SRCROOT: { "uri": uri } }),
+        );
+    }
+    run_obj.insert("columnKind".into(), json!("unicodeCodePoints"));
+    if let Some(p) = p {
+        run_obj.insert("properties".into(), json!({ "protocol": p.as_str() }));
+    }
+    RunOut {
+        shell: run_obj,
+        acts,
+        protocol: p,
+        first: ri == 0,
+        index,
+    }
 }
 
 #[cfg(test)]

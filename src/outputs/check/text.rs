@@ -231,6 +231,17 @@ fn result(out: &mut String, file: &FileResult, r: &RevisionResult, run: &CheckRu
             );
         }
     }
+    for x in &r.omitted {
+        let _ = writeln!(
+            out,
+            "    {} {}::  {}  [{} {}]",
+            style.severity(x.severity).trim_end(),
+            esc(&file.file),
+            x.message,
+            x.severity,
+            x.rule
+        );
+    }
 }
 
 fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {

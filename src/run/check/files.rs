@@ -1,6 +1,7 @@
 //! Finding the files, judging them in parallel, comparing verdicts with expectations.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -8,7 +9,9 @@ use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::locate::{self, ceil_char_boundary, floor_char_boundary, line_col, pointer_span};
+use super::locate::{
+    self, ceil_char_boundary, floor_char_boundary, line_col, line_cols, pointer_span,
+};
 use super::{
     Baseline, CheckFinding, CheckRun, Diff, Excerpt, Failure, FailureKind, FileResult, InputError,
     InputErrorKind, Location, OutcomeDiff, RevisionConformance, RevisionResult, RuleConformance,
@@ -78,6 +81,9 @@ pub struct CheckOptions<'t> {
     /// The directory reports show paths relative to (absolute; `None`: the current
     /// directory). Files outside it are shown with their absolute path.
     pub root: Option<PathBuf>,
+    /// At most this many findings of one rule per (file, revision) are listed, the rest
+    /// counted ([`RevisionResult::omitted`]); 0: every finding. The cap changes no status.
+    pub max_findings_per_rule: usize,
 }
 
 impl<'t> CheckOptions<'t> {
@@ -91,6 +97,7 @@ impl<'t> CheckOptions<'t> {
             baseline: None,
             progress: None,
             root: None,
+            max_findings_per_rule: crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE,
         }
     }
 }
@@ -330,7 +337,18 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
             }
         }
     }
-    let ex = match file.to_exchange() {
+    // The exchange takes the body; the file keeps the rest (expectations, revisions), so the
+    // body is held once.
+    let given = BodyGiven::of(&file);
+    let mut file = file;
+    let body = file.response.body.take();
+    let body_base64 = file.response.body_base64.take();
+    let body_json = file.response.body_json.take();
+    let mut whole = file.clone();
+    whole.response.body = body;
+    whole.response.body_base64 = body_base64;
+    whole.response.body_json = body_json;
+    let ex = match whole.into_exchange() {
         Ok(x) => x,
         Err(e) => {
             let pos = at("/response");
@@ -354,7 +372,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
             return out;
         }
     };
-    let judgement = match judge(
+    let mut judgement = match judge(
         &ex,
         &Options {
             protocols: Some(&protocols),
@@ -372,7 +390,8 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
             return out;
         }
     };
-    let locator = Locator::new(&text, &file, &ex);
+    judgement.cap_findings(options.max_findings_per_rule);
+    let locator = Locator::new(&text, given, &ex);
     out.results = judgement
         .verdicts
         .iter()
@@ -508,17 +527,21 @@ fn compare(
             }
         }
     };
+    let wants: Vec<(&str, Option<usize>)> = out
+        .findings
+        .iter()
+        .map(|f| (f.pointer.as_str(), f.event))
+        .collect();
+    let placed = locator.locate_all(&wants);
     let findings = out
         .findings
         .into_iter()
-        .map(|f| {
-            let (location, excerpt) = locator.locate(&f.pointer, f.event);
-            CheckFinding {
-                expected: exp.is_some_and(|e| e.rules.contains(&f.rule)),
-                finding: f,
-                location,
-                excerpt,
-            }
+        .zip(placed)
+        .map(|(f, (location, excerpt))| CheckFinding {
+            expected: exp.is_some_and(|e| e.rules.contains(&f.rule)),
+            finding: f,
+            location,
+            excerpt,
         })
         .collect();
     RevisionResult {
@@ -534,6 +557,7 @@ fn compare(
         diff,
         failures,
         findings,
+        omitted: out.omitted,
         evaluations,
     }
 }
@@ -547,11 +571,12 @@ fn failure(kind: FailureKind, rule: Option<&String>, outcome: Option<crate::Outc
     }
 }
 
-/// Maps findings' pointers to positions in the exchange file and excerpts of the body.
+/// Maps findings' pointers to positions in the exchange file and excerpts of the body: every
+/// finding of a verdict in one pass over each text ([`Locator::locate_all`]).
 struct Locator<'a> {
     text: &'a str,
     /// The body as judged, when it is text.
-    body: Option<String>,
+    body: Option<&'a str>,
     sse: bool,
     /// How the body is written in the file.
     source: BodySource,
@@ -559,9 +584,33 @@ struct Locator<'a> {
     response: Option<Location>,
 }
 
+/// Which of `body`, `body_json` and `body_base64` the file gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BodyGiven {
+    Text,
+    Json,
+    Base64,
+    None,
+}
+
+impl BodyGiven {
+    fn of(file: &ExchangeFile) -> BodyGiven {
+        let r = &file.response;
+        if r.body.is_some() {
+            BodyGiven::Text
+        } else if r.body_json.is_some() {
+            BodyGiven::Json
+        } else if r.body_base64.is_some() {
+            BodyGiven::Base64
+        } else {
+            BodyGiven::None
+        }
+    }
+}
+
 enum BodySource {
-    /// `response.body`: the literal's decoded text and its map back to file offsets.
-    Literal(Vec<usize>),
+    /// `response.body`: the offset of the literal's opening quote.
+    Literal(usize),
     /// `response.body_json`: the value's start offset in the file.
     Json(usize),
     /// `response.body_base64`: its position.
@@ -571,25 +620,22 @@ enum BodySource {
 }
 
 impl<'a> Locator<'a> {
-    fn new(text: &'a str, file: &ExchangeFile, ex: &Exchange) -> Locator<'a> {
+    fn new(text: &'a str, given: BodyGiven, ex: &'a Exchange) -> Locator<'a> {
         let loc = |p: &str| {
             pointer_span(text, p).map(|s| {
                 let (line, column) = line_col(text, s.start);
                 Location { line, column }
             })
         };
-        let r = &file.response;
-        let source = if r.body.is_some() {
-            pointer_span(text, "/response/body")
-                .and_then(|s| locate::decode_literal(text, s.start))
-                .map_or(BodySource::None, |(_, map)| BodySource::Literal(map))
-        } else if r.body_json.is_some() {
-            pointer_span(text, "/response/body_json")
-                .map_or(BodySource::None, |s| BodySource::Json(s.start))
-        } else if r.body_base64.is_some() {
-            loc("/response/body_base64").map_or(BodySource::None, BodySource::Base64)
-        } else {
-            BodySource::None
+        let source = match given {
+            BodyGiven::Text => pointer_span(text, "/response/body")
+                .map_or(BodySource::None, |s| BodySource::Literal(s.start)),
+            BodyGiven::Json => pointer_span(text, "/response/body_json")
+                .map_or(BodySource::None, |s| BodySource::Json(s.start)),
+            BodyGiven::Base64 => {
+                loc("/response/body_base64").map_or(BodySource::None, BodySource::Base64)
+            }
+            BodyGiven::None => BodySource::None,
         };
         let sse = ex
             .response_headers
@@ -597,60 +643,144 @@ impl<'a> Locator<'a> {
             .is_some_and(|c| c.to_ascii_lowercase().contains("text/event-stream"));
         Locator {
             text,
-            body: String::from_utf8(ex.body.clone()).ok(),
+            body: std::str::from_utf8(&ex.body).ok(),
             sse,
             source,
             response: loc("/response"),
         }
     }
 
-    /// The byte range of the pointer's value in the judged body.
-    fn body_span(&self, pointer: &str, event: Option<usize>) -> Option<std::ops::Range<usize>> {
-        let body = self.body.as_deref()?;
-        if pointer.is_empty() {
-            return None;
+    /// The byte range of each pointer's value in the judged body (for an SSE body, in the
+    /// event given, else the last event that has it; the exact value first, then the
+    /// nearest ancestor): each event's data and the body scanned once.
+    fn body_spans(&self, wants: &[(&str, Option<usize>)]) -> Vec<Option<Range<usize>>> {
+        let mut out = vec![None; wants.len()];
+        let Some(body) = self.body else { return out };
+        if wants.iter().all(|(p, _)| p.is_empty()) {
+            return out;
         }
-        if self.sse {
-            let parsed = crate::wire::sse::parse(body.as_bytes());
-            let mut events: Vec<&crate::wire::sse::Event> = match event {
-                Some(i) => parsed.events.iter().filter(|e| e.index == i).collect(),
-                None => parsed.events.iter().collect(),
-            };
-            events.reverse();
-            // The exact value in any event first; then the nearest ancestor.
-            [locate::pointer_span, locate::nearest_span]
-                .iter()
-                .find_map(|find| {
-                    events.iter().find_map(|e| {
-                        let s = find(&e.data, pointer)?;
-                        Some(e.input_offset(s.start)..e.input_offset(s.end))
-                    })
-                })
-        } else {
-            locate::nearest_span(body, pointer)
+        if !self.sse {
+            let pointers: Vec<&str> = wants.iter().map(|(p, _)| *p).collect();
+            for ((o, r), (p, _)) in out
+                .iter_mut()
+                .zip(locate::resolve_all(body, &pointers))
+                .zip(wants)
+            {
+                if !p.is_empty() {
+                    *o = r.map(|r| r.span);
+                }
+            }
+            return out;
         }
+        let parsed = crate::wire::sse::parse(body.as_bytes());
+        locate::add_work(body.len());
+        // Findings in a given event, grouped by event.
+        let mut by_event: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut anywhere: Vec<usize> = Vec::new();
+        for (k, (p, e)) in wants.iter().enumerate() {
+            if p.is_empty() {
+                continue;
+            }
+            match e {
+                Some(e) => by_event.entry(*e).or_default().push(k),
+                None => anywhere.push(k),
+            }
+        }
+        let event_at = |i: usize| {
+            parsed
+                .events
+                .binary_search_by_key(&i, |e| e.index)
+                .ok()
+                .map(|k| &parsed.events[k])
+        };
+        for (i, ks) in by_event {
+            let Some(e) = event_at(i) else { continue };
+            let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
+            for (k, r) in ks.iter().zip(locate::resolve_all(&e.data, &pointers)) {
+                out[*k] = r.map(|r| e.input_offset(r.span.start)..e.input_offset(r.span.end));
+            }
+        }
+        if !anywhere.is_empty() {
+            // Searched from the last event: the exact value in any event first, then the
+            // nearest ancestor.
+            let mut tree = locate::PointerTree::new(anywhere.iter().map(|&k| wants[k].0));
+            let mut exact: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
+            let mut near: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
+            for e in parsed.events.iter().rev() {
+                if exact.iter().all(Option::is_some) {
+                    break;
+                }
+                for (j, r) in tree.resolve(&e.data).into_iter().enumerate() {
+                    let Some(r) = r else { continue };
+                    let span = e.input_offset(r.span.start)..e.input_offset(r.span.end);
+                    if r.exact && exact[j].is_none() {
+                        exact[j] = Some(span);
+                    } else if near[j].is_none() {
+                        near[j] = Some(span);
+                    }
+                }
+            }
+            for (j, &k) in anywhere.iter().enumerate() {
+                out[k] = exact[j].take().or_else(|| near[j].take());
+            }
+        }
+        out
     }
 
-    fn locate(&self, pointer: &str, event: Option<usize>) -> (Option<Location>, Option<Excerpt>) {
-        let span = self.body_span(pointer, event);
-        let excerpt = match (&span, &self.body) {
-            (Some(s), Some(body)) => Some(excerpt(body, s.clone())),
-            _ => None,
-        };
-        let at = |offset: usize| {
-            let (line, column) = line_col(self.text, offset);
-            Location { line, column }
-        };
-        let location = match (&self.source, &span) {
-            (BodySource::Literal(map), Some(s)) => map.get(s.start).map(|&o| at(o)),
-            (BodySource::Json(start), Some(_)) if !pointer.is_empty() => {
-                let value = &self.text[*start..];
-                locate::nearest_span(value, pointer).map(|s| at(start + s.start))
+    /// Where each finding (pointer, event) sits in the file, and the body around it.
+    fn locate_all(
+        &self,
+        wants: &[(&str, Option<usize>)],
+    ) -> Vec<(Option<Location>, Option<Excerpt>)> {
+        let spans = self.body_spans(wants);
+        // File offsets of the values, for the sources that have them.
+        let mut offsets: Vec<Option<usize>> = vec![None; wants.len()];
+        match &self.source {
+            BodySource::Literal(start) => {
+                let ks: Vec<usize> = (0..wants.len()).filter(|&k| spans[k].is_some()).collect();
+                let starts: Vec<usize> = ks
+                    .iter()
+                    .map(|&k| spans[k].as_ref().map_or(0, |s| s.start))
+                    .collect();
+                for (k, o) in ks
+                    .iter()
+                    .zip(locate::literal_offsets(self.text, *start, &starts))
+                {
+                    offsets[*k] = o;
+                }
             }
-            (BodySource::Base64(l), _) => Some(*l),
-            _ => None,
-        };
-        (location.or(self.response), excerpt)
+            BodySource::Json(start) => {
+                let ks: Vec<usize> = (0..wants.len())
+                    .filter(|&k| spans[k].is_some() && !wants[k].0.is_empty())
+                    .collect();
+                let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
+                let value = &self.text[*start..];
+                for (k, r) in ks.iter().zip(locate::resolve_all(value, &pointers)) {
+                    offsets[*k] = r.map(|r| start + r.span.start);
+                }
+            }
+            BodySource::Base64(_) | BodySource::None => {}
+        }
+        let placed: Vec<usize> = offsets.iter().flatten().copied().collect();
+        let mut positions = line_cols(self.text, &placed).into_iter();
+        spans
+            .iter()
+            .zip(&offsets)
+            .map(|(span, offset)| {
+                let excerpt = match (span, self.body) {
+                    (Some(s), Some(body)) => Some(excerpt(body, s.clone())),
+                    _ => None,
+                };
+                let location = match (&self.source, offset) {
+                    (BodySource::Base64(l), _) => Some(*l),
+                    (_, Some(_)) => positions
+                        .next()
+                        .map(|(line, column)| Location { line, column }),
+                    _ => None,
+                };
+                (location.or(self.response), excerpt)
+            })
+            .collect()
     }
 }
 
@@ -668,7 +798,7 @@ fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
     }
     before.push_str(&body[before_start..start]);
     let mut target: String = body[start..end].chars().take(MAX).collect();
-    if body[start..end].chars().count() > MAX {
+    if body[start..end].chars().nth(MAX).is_some() {
         target.push('…');
     }
     let mut after = body[end..after_end].to_string();
@@ -697,8 +827,10 @@ mod tests {
     fn sse_events_locate_in_the_body_literal() {
         let text = "{\"response\": {\"status\": 200,\n \"headers\": {\"Content-Type\": \"text/event-stream\"},\n \"body\": \"data: {\\\"a\\\":1}\\n\\ndata: {\\\"jsonrpc\\\":\\\"2.0\\\",\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":\\\"text\\\"}]}}\\n\\n\"}}";
         let (f, x) = locator_for(text);
-        let l = Locator::new(text, &f, &x);
-        let (loc, ex) = l.locate("/result/content/0/text", Some(1));
+        let l = Locator::new(text, BodyGiven::of(&f), &x);
+        let (loc, ex) = l
+            .locate_all(&[("/result/content/0/text", Some(1))])
+            .remove(0);
         let ex = ex.unwrap();
         assert_eq!(ex.target, "{\"type\":\"text\"}");
         assert!(ex.before.ends_with("\"content\":["), "{ex:?}");
@@ -714,15 +846,18 @@ mod tests {
             .collect();
         assert_eq!(col_text, "{\\\"type\\\":\\\"");
         // Without an event index, the events are searched from the last.
-        assert_eq!(l.locate("/a", None).1.unwrap().target, "1");
+        assert_eq!(
+            l.locate_all(&[("/a", None)])[0].1.as_ref().unwrap().target,
+            "1"
+        );
     }
 
     #[test]
     fn body_json_locates_in_the_file_and_missing_members_at_their_object() {
         let text = "{\"response\": {\"status\": 200,\n \"body_json\": {\n  \"result\": {\n   \"content\": []\n  }\n }\n}}";
         let (f, x) = locator_for(text);
-        let l = Locator::new(text, &f, &x);
-        let (loc, ex) = l.locate("/result/resultType", None);
+        let l = Locator::new(text, BodyGiven::of(&f), &x);
+        let (loc, ex) = l.locate_all(&[("/result/resultType", None)]).remove(0);
         assert_eq!(
             loc,
             Some(Location {
@@ -733,7 +868,7 @@ mod tests {
         assert_eq!(ex.unwrap().target, "{\"content\":[]}");
         // The exchange as a whole: the `response` member.
         assert_eq!(
-            l.locate("", None).0,
+            l.locate_all(&[("", None)])[0].0,
             Some(Location {
                 line: 1,
                 column: 14

@@ -188,8 +188,12 @@ pub struct RevisionResult {
     /// What fails this (file, revision), each marked when the baseline lists it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
-    /// Every finding, in rule-table order, located in the file where possible.
+    /// Every finding, in rule-table order, located in the file where possible (at most
+    /// `--max-findings-per-rule` per rule).
     pub findings: Vec<CheckFinding>,
+    /// Per rule, how many findings `--max-findings-per-rule` left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<crate::views::OmittedOut>,
     /// Every active rule's evaluation, in table order (for conformance and coverage; not
     /// serialised).
     #[serde(skip)]

@@ -1,0 +1,38 @@
+//! Large hostile recordings (the shapes `benches/big_recording.py` writes, built in memory).
+
+use serde_json::json;
+
+fn event(msg: &serde_json::Value) -> String {
+    format!("event: message\ndata: {msg}\n\n")
+}
+
+/// An exchange file whose SSE body holds `n` progress notifications with a token the request
+/// never set (one `transport.sse.progress` finding each), then the result.
+pub fn progress_without_token(n: usize) -> String {
+    let mut body = String::with_capacity(n * 100);
+    for i in 0..n {
+        body.push_str(&event(
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "t", "progress": i + 1}}),
+        ));
+    }
+    body.push_str(&event(&json!({"jsonrpc": "2.0", "id": 1,
+        "result": {"content": [{"type": "text", "text": "done"}]}})));
+    json!({
+        "name": "long stream",
+        "protocol": "2025-11-25",
+        "request": {
+            "method": "POST",
+            "url": "http://127.0.0.1:8931/mcp",
+            "headers": {"MCP-Protocol-Version": "2025-11-25"},
+            "body": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "count", "arguments": {}}}
+        },
+        "response": {
+            "status": 200,
+            "headers": {"Content-Type": "text/event-stream"},
+            "body": body
+        }
+    })
+    .to_string()
+}
