@@ -6,6 +6,11 @@
    100,000 lines (it should not grow with the file).
 2. `check` on a large corpus (the shipped fixtures copied 20 times): wall time on one thread
    (RAYON_NUM_THREADS=1) against all cores.
+3. Hostile recordings (`benches/big_recording.py`): `check` against `classify` on an SSE stream
+   of 5,000 and 20,000 progress events that each draw a finding, `check` time on 10,000 events
+   against 1,000 (linear: about 10x), and the peak memory of `check` on a 50 MB recording as a
+   multiple of the file's size.
+4. `check --format sarif` on 10,000 files with 20 findings each: peak memory.
 
 Usage: python3 benches/scale.py   (builds the release binaries first)
 """
@@ -85,6 +90,46 @@ def main():
     print(f"check, {nfiles} files under both revisions")
     print(f"  1 thread                     {t1:7.2f} s")
     print(f"  {cores} threads                    {tn:7.2f} s   speedup {t1 / tn:.2f}x")
+
+    hostile()
+
+
+def recording(kind, n):
+    f = WORK / f"{kind}-{n}.json"
+    if not f.exists():
+        with f.open("w") as out:
+            subprocess.run([sys.executable, ROOT / "benches" / "big_recording.py", kind, str(n)],
+                           stdout=out, check=True)
+    return f
+
+
+def hostile():
+    print("\nhostile recordings")
+    for n in (5_000, 20_000):
+        f = recording("progress", n)
+        tc, _ = median([BIN, "classify", "--format", "json", f], 3)
+        tk, _ = median([BIN, "check", "--format", "json", f], 3)
+        print(f"  {n:,} progress findings: check {tk:6.2f} s, classify {tc:6.2f} s, ratio {tk / tc:.2f}x")
+    t1, _ = median([BIN, "check", "--format", "json", recording("progress", 1_000)], 3)
+    t10, _ = median([BIN, "check", "--format", "json", recording("progress", 10_000)], 3)
+    print(f"  check on 10,000 events / on 1,000   {t10 / t1:6.2f}x  (linear: about 10x)")
+    big = recording("size", 50)
+    size_kib = big.stat().st_size / 1024
+    _, rss = median([BIN, "check", "--format", "json", big], 1)
+    _, crss = median([BIN, "classify", "--format", "json", big], 1)
+    print(f"  50 MB recording: check peak RSS {rss / 1024:7.1f} MiB = {rss / size_kib:.2f}x the file; "
+          f"classify {crss / 1024:7.1f} MiB = {crss / size_kib:.2f}x")
+    many = WORK / "many"
+    if not many.exists():
+        doc = subprocess.run([sys.executable, ROOT / "benches" / "big_recording.py", "progress", "20"],
+                             capture_output=True, text=True, check=True).stdout
+        for i in range(10_000):
+            d = many / f"d{i // 500:02}"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"f{i:05}.json").write_text(doc)
+    _, srss = median([BIN, "check", "--format", "sarif", "--output", WORK / "many.sarif", many], 1)
+    _, jrss = median([BIN, "check", "--format", "json", "--output", WORK / "many.json", many], 1)
+    print(f"  10,000 files, 200,000 findings: peak RSS sarif {srss / 1024:7.1f} MiB, json {jrss / 1024:7.1f} MiB")
 
 
 if __name__ == "__main__":
