@@ -24,6 +24,7 @@ mod jsonl_cli;
 mod jsonl_run;
 mod loop_scenarios;
 mod official_examples;
+mod probe_bounds;
 mod probe_record;
 mod probe_wire;
 mod published_schemas;
