@@ -32,13 +32,13 @@ export MCP_VERDICT_BIN=$ROOT/target/release/mcp-verdict
 lap "release command line (the reference the tests compare with)"
 
 echo "== the binding against the command line"
-(cd bindings/python && "$PY" -m pytest -q tests)
+(cd bindings/python && "$PY" -m pytest -q -p no:cacheprovider tests)
 lap "binding test"
 
 echo "== the pytest example: an MCP server (PyPI mcp SDK) judged over Streamable HTTP on loopback"
-(cd bindings/python/examples/pytest_server && "$PY" -m pytest -q)
+(cd bindings/python/examples/pytest_server && "$PY" -m pytest -q -p no:cacheprovider)
 lap "server example"
 
 echo "== the Spark job in local mode against classify --jsonl"
-(cd examples/spark && "$PY" -m pytest -q -p no:cacheprovider test_spark_local.py)
+(cd examples/spark && "$PY" -m pytest -q -p no:cacheprovider --durations=0 test_spark_local.py)
 lap "Spark local-mode test"
