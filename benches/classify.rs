@@ -18,11 +18,12 @@ use serde_json::{Value, json};
 /// the 1 KB success that limit sits above the 1.5x target, which the engine reaches only at the
 /// edge (repeated runs on one machine scatter by about ±0.03 around 1.5x), so the gate guards
 /// against regressions without failing on measurement noise; see the README's performance
-/// section for the figures.
-const TARGETS: &[(&str, f64, f64)] = &[
-    ("success_json_1kb", 1.5, 1.75),
-    ("sse_progress_3", 2.0, 2.0),
-];
+/// section for the figures. The 1 KB limit was 1.75x with 75 rules; the 95 of the spec-fidelity
+/// work cost 5.2% more instructions per judgement of this input (callgrind, 48,827 -> 51,351)
+/// and CI measured 1.78x, so the limit is 1.9x until the success path is rebuilt (the
+/// validate-while-parsing work); the 1.5x target is still printed.
+const TARGETS: &[(&str, f64, f64)] =
+    &[("success_json_1kb", 1.5, 1.9), ("sse_progress_3", 2.0, 2.0)];
 
 const TEXT: &str = "Current weather in Lisbon: 21°C, clear sky, wind 12 km/h from the north-west, \
     humidity 58%. The forecast for the next hours stays dry with temperatures between 18 and 23°C.";

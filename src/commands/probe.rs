@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
 use crate::outputs::probe::render_text;
-use crate::probe::{self, CallSpec, ProbeConfig, ProbeError, Timeouts};
+use crate::probe::{self, CallSpec, Limits, ProbeConfig, ProbeError, Timeouts};
 use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
@@ -67,6 +67,21 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 120.0, value_parser = parse_secs)]
     pub timeout: f64,
 
+    /// Seconds the whole probe may take, every revision and request included; requests due
+    /// after it are not sent (each such call counts as a call without a response).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = parse_secs)]
+    pub deadline: f64,
+
+    /// Most body bytes read from one response (default 32 MiB); a body cut there is labelled
+    /// `cut at the size cap`.
+    #[arg(long, value_name = "BYTES", default_value_t = probe::DEFAULT_MAX_BODY, value_parser = parse_count)]
+    pub max_body: usize,
+
+    /// Most SSE events read from one response; a stream cut there is labelled `cut at the
+    /// event cap`.
+    #[arg(long, value_name = "N", default_value_t = probe::DEFAULT_MAX_EVENTS, value_parser = parse_count)]
+    pub max_events: usize,
+
     /// Write each tools/call exchange as an exchange file into DIR (re-judge with classify).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
@@ -86,6 +101,13 @@ fn probe_help() -> String {
 tool marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
 don't). It never retries on its own.
 
+Bounds: each request has --connect-timeout, --idle-timeout and --timeout; each response is read \
+up to --max-body bytes and --max-events SSE events; the whole probe ends by --deadline (default \
+300 s), so its worst case is that long whatever the server does. A call whose response did not \
+complete is labelled with what happened: cut at the size cap, cut at the event cap, closed \
+mid-body, stalled, timed out, cut at the probe's deadline, a stream that ended without the \
+response, redirected (never followed), or not sent (the deadline had passed).
+
 {}
 Examples:
   mcp-verdict probe http://127.0.0.1:3000/mcp
@@ -97,7 +119,8 @@ Examples:
             (exit::OK, "every judged verdict is free of error findings"),
             (
                 exit::FINDINGS,
-                "an error finding, a call without a response, a failed setup, or nothing probed",
+                "an error finding, a call without a complete response (cut, closed, stalled, \
+timed out, redirected, or not sent by the deadline), a failed setup, or nothing probed",
             ),
             (
                 exit::USAGE,
@@ -213,6 +236,13 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.trim().to_string()))
 }
 
+fn parse_count(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a whole number above 0")),
+    }
+}
+
 fn parse_secs(s: &str) -> Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -265,6 +295,11 @@ impl ProbeArgs {
             connect: Duration::from_secs_f64(self.connect_timeout),
             idle: Duration::from_secs_f64(self.idle_timeout),
             total: Duration::from_secs_f64(self.timeout),
+        };
+        config.limits = Limits {
+            deadline: Duration::from_secs_f64(self.deadline),
+            body_bytes: self.max_body,
+            events: self.max_events,
         };
         Ok(config)
     }
@@ -403,6 +438,21 @@ mod tests {
             vec![("Authorization".into(), "Bearer abc".into())]
         );
         assert_eq!(c.timeouts.idle, Duration::from_millis(500));
+        assert_eq!(c.limits, Limits::default());
+        let d = parse(&[
+            "http://x/mcp",
+            "--deadline",
+            "2.5",
+            "--max-body",
+            "1024",
+            "--max-events",
+            "7",
+        ])
+        .to_config()
+        .unwrap();
+        assert_eq!(d.limits.deadline, Duration::from_millis(2500));
+        assert_eq!((d.limits.body_bytes, d.limits.events), (1024, 7));
+        assert!(parse_count("0").is_err() && parse_count("x").is_err());
         assert_eq!(c.protocols, vec![Protocol::V2026_07_28]);
         assert!(parse_header("no colon").is_err());
         assert!(parse_secs("0").is_err());

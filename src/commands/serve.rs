@@ -6,17 +6,20 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::serve::{ResponseMode, Scenario, ServeConfig, render_list};
+use crate::serve::{
+    DEFAULT_KEEP_RECORDS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, ResponseMode, Scenario,
+    ServeConfig, render_list,
+};
 use crate::vocab::{Protocol, exit};
 
 /// Run a fault-injecting MCP Streamable HTTP server (2025-11-25 and 2026-07-28
 /// on one endpoint) for testing client error handling.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = super::exit_help(&[
+#[command(after_help = format!("{}\n{}", SERVE_LIMITS, super::exit_help(&[
     (exit::OK, "--list printed the scenarios (otherwise the server runs until interrupted)"),
     (exit::FINDINGS, "the address could not be bound, or the log file not opened"),
     (exit::USAGE, "usage: bad arguments or an unknown scenario"),
-]))]
+])))]
 pub(crate) struct ServeArgs {
     /// Scenario to inject, as `NAME` or `NAME:PARAMS` (see --list).
     #[arg(long, value_name = "NAME[:PARAMS]", default_value = "baseline")]
@@ -27,7 +30,9 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub list: bool,
 
-    /// Address to bind. Keep the loopback default unless you know why.
+    /// Address to bind. Keep the loopback default unless you know why: any other address
+    /// (0.0.0.0 binds every interface) lets whoever reaches it call the server, and prints a
+    /// warning on stderr.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: IpAddr,
 
@@ -59,7 +64,38 @@ pub(crate) struct ServeArgs {
     /// Do not print a summary line per exchange on stderr.
     #[arg(long)]
     pub quiet: bool,
+
+    /// Most connections served at once; one more is answered 503 with Retry-After: 1 and
+    /// closed.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS, value_parser = parse_positive)]
+    pub max_connections: usize,
+
+    /// Seconds a 2025-11-25 session may stay unused before it expires (a request naming it
+    /// then gets 404).
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_ttl: u64,
+
+    /// Most 2025-11-25 sessions kept; past it the least recently used one is dropped.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS, value_parser = parse_positive)]
+    pub max_sessions: usize,
 }
+
+fn parse_positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a whole number above 0")),
+    }
+}
+
+const SERVE_LIMITS: &str = "Limits: at most --max-connections connections at once (default 256; \
+one more gets 503 with Retry-After: 1); an idle keep-alive connection closes after 30 s; a \
+request head over 64 KiB (65,536 bytes) or 96 header fields gets 431, a body over 4 MiB 413, \
+differing Content-Length values 400, a chunked request body 411; after such an answer the server \
+reads and discards up to 16 MiB (or 5 s) of what the client still sends, so that the client can \
+read it. Sessions expire after --session-ttl unused (default 600 s) and at most --max-sessions \
+are kept (default 1000). Memory stays bounded: the server keeps no per-exchange state beyond \
+the last 1000 diagnostic records (--log writes every one).
+";
 
 /// Runs `serve` until the process is interrupted.
 pub(crate) fn run(args: ServeArgs) -> ExitCode {
@@ -84,6 +120,10 @@ pub(crate) fn run(args: ServeArgs) -> ExitCode {
         allowed_origins: args.allow_origin,
         log_path: args.log.clone(),
         echo_stderr: !args.quiet,
+        max_connections: args.max_connections,
+        session_ttl: Duration::from_secs(args.session_ttl),
+        max_sessions: args.max_sessions,
+        keep_records: DEFAULT_KEEP_RECORDS,
         ..ServeConfig::default()
     };
     let scenario = config.scenario.to_string();
@@ -106,6 +146,14 @@ pub(crate) fn run(args: ServeArgs) -> ExitCode {
     let _ = writeln!(out, "listening on {}", handle.url());
     let _ = out.flush();
     drop(out);
+    if !args.host.is_loopback() {
+        eprintln!(
+            "mcp-verdict serve: warning: bound to {}, beyond loopback: anyone who can reach this \
+address can call the server (which injects faults and keeps no secrets safe); use the default \
+--host 127.0.0.1 unless you mean it",
+            args.host
+        );
+    }
     eprintln!(
         "mcp-verdict serve: scenario {scenario}; serving {} and {} (Ctrl-C to stop)",
         Protocol::V2025_11_25.as_str(),

@@ -11,7 +11,9 @@ use serde_json::Value;
 
 use super::safe::text as esc;
 use super::{self as outputs, Style};
-use crate::probe::{CallExchange, CallKind, HttpStep, ProbeReport, RevisionRun, RunStatus};
+use crate::probe::{
+    CallExchange, CallKind, HttpStep, ProbeReport, ReadStop, RevisionRun, RunStatus,
+};
 use crate::views::JudgementOut;
 use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::vocab::Protocol;
@@ -92,6 +94,12 @@ pub struct ExchangeOut {
     /// Why, when it did not simply complete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_note: Option<String>,
+    /// Why the probe stopped reading the body, when it did not simply complete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<ReadStop>,
+    /// Why the call got no complete response, when it did not (the exit status is then 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unanswered: Option<String>,
     /// Server requests seen on the stream and how they were answered.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub server_requests: Vec<String>,
@@ -196,6 +204,12 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 statuses: x.call_statuses.clone(),
                 end: x.exchange.end,
                 end_note: x.end_note.clone(),
+                stopped: r.steps[..x.steps_so_far]
+                    .iter()
+                    .rev()
+                    .find(|s| s.rpc_method.as_deref() == Some("tools/call"))
+                    .and_then(|s| s.stopped),
+                unanswered: x.unanswered.clone(),
                 server_requests: x.server_requests.clone(),
                 follow_up: x.follow_up.clone(),
                 judgement: crate::views::JudgementOut::of(&x.judgement, x.exchange.name.clone()),
@@ -361,6 +375,14 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
             if let Some(f) = &x.follow_up {
                 let _ = writeln!(out, "   {}", esc(f));
             }
+            if let Some(why) = &x.unanswered {
+                let _ = writeln!(
+                    out,
+                    "   {} {}",
+                    style.bold("no complete response:"),
+                    esc(why)
+                );
+            }
         }
         // Steps after the last exchange (e.g. the session DELETE).
         if !r.exchanges.is_empty() {
@@ -382,9 +404,11 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
     let _ = writeln!(out);
     let n = report.exchanges().count();
     let errors = report.exchanges().filter(|x| x.has_error_finding()).count();
+    let unanswered = report.unanswered().count();
+    let unsent: usize = report.runs.iter().map(|r| r.failures.len()).sum();
     let _ = writeln!(
         out,
-        "{n} exchange(s) judged, {errors} with error findings; exit {}",
+        "{n} exchange(s) judged, {errors} with error findings, {unanswered} without a complete response, {unsent} call(s) without any response; exit {}",
         report.exit_code()
     );
     out

@@ -74,6 +74,8 @@ pub(super) fn answer_server_request(
         tool: None,
         status,
         end,
+        stopped: res.as_ref().ok().and_then(|r| r.stop),
+        redirect: res.as_ref().ok().and_then(super::runner::redirect_of),
         note,
     };
     Some((line, step))

@@ -110,6 +110,7 @@ impl Runner<'_> {
                 end_note: r.end_note.clone(),
                 server_requests: answered,
                 follow_up: None,
+                unanswered: super::runner::unanswered(&r),
             };
             let next = if self.p == Protocol::V2026_07_28 && outcome == Outcome::InputRequired {
                 match self.follow_up(&r, round) {

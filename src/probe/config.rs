@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Timeouts;
+use super::{Limits, Timeouts};
 use crate::vocab::Protocol;
 
 /// A tool the probe is asked to call.
@@ -33,12 +33,15 @@ pub struct ProbeConfig {
     pub max_rounds: u32,
     /// Extra header fields sent on every request (values redacted in records if secret).
     pub headers: Vec<(String, String)>,
-    /// Deadlines.
+    /// Deadlines per request.
     pub timeouts: Timeouts,
+    /// The probe's overall deadline and the caps on one response.
+    pub limits: Limits,
 }
 
 impl ProbeConfig {
-    /// Defaults: both revisions, auto calls on, no answers, 3 rounds, default timeouts.
+    /// Defaults: both revisions, auto calls on, no answers, 3 rounds, default timeouts and
+    /// limits.
     pub fn new(url: impl Into<String>) -> ProbeConfig {
         ProbeConfig {
             url: url.into(),
@@ -50,6 +53,7 @@ impl ProbeConfig {
             max_rounds: 3,
             headers: Vec::new(),
             timeouts: Timeouts::default(),
+            limits: Limits::default(),
         }
     }
 }

@@ -15,8 +15,14 @@ use crate::wire::analysis::Media;
 use crate::wire::analysis::ids_equal;
 use crate::wire::exchange::{BodyEnd, Headers};
 
-/// Largest response body the probe keeps; reading stops there.
-const MAX_BODY: usize = 32 * 1024 * 1024;
+/// Default for [`Limits::body_bytes`]: 32 MiB.
+pub const DEFAULT_MAX_BODY: usize = 32 * 1024 * 1024;
+
+/// Default for [`Limits::events`].
+pub const DEFAULT_MAX_EVENTS: usize = 1_000;
+
+/// Default for [`Limits::deadline`]: 5 minutes.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 
 /// How long the probe keeps reading an SSE stream after its final response arrived, to see
 /// whether the server ends the stream (and whether anything follows the response).
@@ -44,6 +50,65 @@ impl Default for Timeouts {
     }
 }
 
+/// What one response, and the whole probe, may take: the caps that keep a misbehaving server
+/// from holding the probe for long or filling its memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest the whole probe may take, every revision and request included (default 5
+    /// minutes). Requests due after it are not sent and count as calls without a response.
+    pub deadline: Duration,
+    /// Most body bytes kept per response (default 32 MiB); reading stops there.
+    pub body_bytes: usize,
+    /// Most SSE events read per response (default 1,000); reading stops there.
+    pub events: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            deadline: DEFAULT_DEADLINE,
+            body_bytes: DEFAULT_MAX_BODY,
+            events: DEFAULT_MAX_EVENTS,
+        }
+    }
+}
+
+/// Why the probe stopped reading a response body before the server ended it (or why the body
+/// ended early).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadStop {
+    /// The server closed or reset the connection before the body was complete.
+    Closed,
+    /// No bytes arrived for the idle timeout.
+    Stalled,
+    /// The request's total time limit passed.
+    TimedOut,
+    /// The probe's overall deadline passed.
+    Deadline,
+    /// The body reached the size cap.
+    SizeCap,
+    /// The stream reached the event cap.
+    EventCap,
+    /// The final response had arrived; the server had not ended the stream shortly after.
+    AfterResponse,
+}
+
+impl ReadStop {
+    /// A short label for people: `cut at the size cap`, `closed mid-body`, `stalled`...
+    pub fn label(self) -> &'static str {
+        match self {
+            ReadStop::Closed => "closed mid-body",
+            ReadStop::Stalled => "stalled",
+            ReadStop::TimedOut => "timed out",
+            ReadStop::Deadline => "cut at the probe's deadline",
+            ReadStop::SizeCap => "cut at the size cap",
+            ReadStop::EventCap => "cut at the event cap",
+            ReadStop::AfterResponse => "stopped reading after the response",
+        }
+    }
+}
+
 /// Why a request produced no HTTP response at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum SendError {
@@ -53,6 +118,8 @@ pub(super) enum SendError {
     NoResponse(String),
     /// The request could not be built (bad header, bad URL).
     Request(String),
+    /// Not sent: the probe's overall deadline had passed.
+    Deadline(Duration),
 }
 
 impl std::fmt::Display for SendError {
@@ -61,6 +128,11 @@ impl std::fmt::Display for SendError {
             SendError::Unreachable(m) => write!(f, "cannot reach the server: {m}"),
             SendError::NoResponse(m) => write!(f, "no HTTP response: {m}"),
             SendError::Request(m) => write!(f, "cannot send the request: {m}"),
+            SendError::Deadline(d) => write!(
+                f,
+                "not sent: the probe's deadline ({} s, --deadline) had passed",
+                secs(*d)
+            ),
         }
     }
 }
@@ -78,6 +150,8 @@ pub(super) struct Received {
     pub end: BodyEnd,
     /// Why the body ended the way it did, when not a plain complete body.
     pub end_note: Option<String>,
+    /// Why the probe stopped reading, when the body did not simply complete.
+    pub stop: Option<ReadStop>,
     /// The JSON-RPC response to the request, when one was read (JSON body or SSE event).
     pub final_message: Option<Value>,
 }
@@ -99,18 +173,21 @@ pub(super) struct Transport {
     agent: ureq::Agent,
     url: String,
     timeouts: Timeouts,
+    limits: Limits,
+    /// When the probe's deadline passes.
+    deadline: Instant,
 }
 
 enum Piece {
     Bytes(Vec<u8>),
     Eof,
-    Failed(BodyEnd, String),
+    Failed(BodyEnd, ReadStop, String),
 }
 
 impl Transport {
     /// A client for `url`. Proxy settings come from the environment, except for loopback
     /// targets, which are always reached directly.
-    pub(super) fn new(url: &str, timeouts: Timeouts) -> Result<Transport, String> {
+    pub(super) fn new(url: &str, timeouts: Timeouts, limits: Limits) -> Result<Transport, String> {
         let uri: ureq::http::Uri = url
             .parse()
             .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
@@ -146,7 +223,22 @@ impl Transport {
             agent: builder.build().new_agent(),
             url: url.to_string(),
             timeouts,
+            limits,
+            deadline: Instant::now() + limits.deadline,
         })
+    }
+
+    /// The request with its time limits cut to what is left before the probe's deadline.
+    fn bounded<S: ureq::AsSendBody>(
+        &self,
+        request: ureq::http::Request<S>,
+        remaining: Duration,
+    ) -> ureq::http::Request<S> {
+        self.agent
+            .configure_request(request)
+            .timeout_connect(Some(self.timeouts.connect.min(remaining)))
+            .timeout_per_call(Some(self.timeouts.total.min(remaining)))
+            .build()
     }
 
     /// Sends one request and reads the response. `on_message` sees every JSON-RPC message
@@ -157,6 +249,10 @@ impl Transport {
         on_message: &mut dyn FnMut(&Value),
     ) -> Result<Received, SendError> {
         let started = Instant::now();
+        let remaining = self.deadline.saturating_duration_since(started);
+        if remaining.is_zero() {
+            return Err(SendError::Deadline(self.limits.deadline));
+        }
         let mut req = ureq::http::Request::builder()
             .method(out.method)
             .uri(&self.url);
@@ -168,16 +264,22 @@ impl Transport {
                 let request = req
                     .body(b.to_vec())
                     .map_err(|e| SendError::Request(e.to_string()))?;
-                self.agent.run(request)
+                self.agent.run(self.bounded(request, remaining))
             }
             None => {
                 let request = req
                     .body(())
                     .map_err(|e| SendError::Request(e.to_string()))?;
-                self.agent.run(request)
+                self.agent.run(self.bounded(request, remaining))
             }
         };
-        let response = result.map_err(|e| classify_error(e, &self.timeouts))?;
+        let response = result.map_err(|e| {
+            if Instant::now() >= self.deadline {
+                SendError::Deadline(self.limits.deadline)
+            } else {
+                classify_error(e, &self.timeouts)
+            }
+        })?;
         let (parts, body) = response.into_parts();
         let mut headers = Headers::default();
         for (n, v) in &parts.headers {
@@ -186,7 +288,8 @@ impl Transport {
         let status = parts.status.as_u16();
         let sse = Media::parse(headers.get("content-type")) == Media::EventStream;
 
-        let (tx, rx) = mpsc::channel::<Piece>();
+        // A bounded channel: the reader never runs far ahead of the caps.
+        let (tx, rx) = mpsc::sync_channel::<Piece>(8);
         let mut reader = body.into_reader();
         let idle = self.timeouts.idle;
         thread::Builder::new()
@@ -199,8 +302,8 @@ impl Transport {
                         Ok(n) => Piece::Bytes(buf[..n].to_vec()),
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                         Err(e) => {
-                            let (end, why) = describe_read_error(e, idle);
-                            Piece::Failed(end, why)
+                            let (end, stop, why) = describe_read_error(e, idle);
+                            Piece::Failed(end, stop, why)
                         }
                     };
                     let last = !matches!(piece, Piece::Bytes(_));
@@ -211,20 +314,33 @@ impl Transport {
             })
             .map_err(|e| SendError::NoResponse(format!("cannot start a reader thread: {e}")))?;
 
-        let deadline = started + self.timeouts.total;
+        let own = started + self.timeouts.total;
+        let deadline = own.min(self.deadline);
+        let max_body = self.limits.body_bytes;
         let mut bytes = Vec::new();
+        let mut events = 0usize;
         let mut parser = crate::wire::sse::Parser::default();
         let mut final_message: Option<Value> = None;
         let mut final_at: Option<Instant> = None;
-        let (end, end_note) = loop {
+        let (end, stop, end_note) = loop {
             let now = Instant::now();
-            let (limit, why) = match final_at {
+            let (limit, stop, why) = match final_at {
                 Some(t) => (
                     (t + LINGER).min(deadline),
+                    ReadStop::AfterResponse,
                     "the client stopped reading shortly after the final response (the server had not ended the stream)".to_string(),
+                ),
+                None if now + idle >= deadline && deadline < own => (
+                    deadline,
+                    ReadStop::Deadline,
+                    format!(
+                        "the probe's deadline ({} s, --deadline) passed before the body ended",
+                        secs(self.limits.deadline)
+                    ),
                 ),
                 None if now + idle >= deadline => (
                     deadline,
+                    ReadStop::TimedOut,
                     format!(
                         "the request's total time limit ({} s) passed before the body ended",
                         secs(self.timeouts.total)
@@ -232,6 +348,7 @@ impl Transport {
                 ),
                 None => (
                     now + idle,
+                    ReadStop::Stalled,
                     format!(
                         "no bytes arrived for {} s (idle timeout) before the body ended",
                         secs(idle)
@@ -240,18 +357,13 @@ impl Transport {
             };
             match rx.recv_timeout(limit.saturating_duration_since(now)) {
                 Ok(Piece::Bytes(b)) => {
-                    if bytes.len() + b.len() > MAX_BODY {
-                        bytes.extend_from_slice(&b[..MAX_BODY - bytes.len()]);
-                        break (
-                            BodyEnd::Timeout,
-                            Some(format!(
-                                "the body exceeded {MAX_BODY} bytes; the client stopped reading"
-                            )),
-                        );
-                    }
-                    bytes.extend_from_slice(&b);
+                    let room = max_body - bytes.len();
+                    let cut = b.len() > room;
+                    let b = &b[..b.len().min(room)];
+                    bytes.extend_from_slice(b);
                     if sse {
-                        for ev in parser.feed(&b) {
+                        for ev in parser.feed(b) {
+                            events += 1;
                             let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
                                 continue;
                             };
@@ -261,20 +373,56 @@ impl Transport {
                             } else {
                                 on_message(&msg);
                             }
+                            if events >= self.limits.events {
+                                break;
+                            }
                         }
                     }
+                    if cut {
+                        break (
+                            BodyEnd::Timeout,
+                            ReadStop::SizeCap,
+                            Some(format!(
+                                "the body exceeded {max_body} bytes (--max-body); the client stopped reading"
+                            )),
+                        );
+                    }
+                    if sse && events >= self.limits.events {
+                        break (
+                            BodyEnd::Timeout,
+                            ReadStop::EventCap,
+                            Some(format!(
+                                "{events} events arrived (--max-events); the client stopped reading"
+                            )),
+                        );
+                    }
                 }
-                Ok(Piece::Eof) => break (BodyEnd::Complete, None),
-                Ok(Piece::Failed(end, why)) => break (end, Some(why)),
-                Err(RecvTimeoutError::Timeout) => break (BodyEnd::Timeout, Some(why)),
+                Ok(Piece::Eof) => break (BodyEnd::Complete, ReadStop::AfterResponse, None),
+                Ok(Piece::Failed(end, stop, why)) => {
+                    // The client library enforces the same limits; name the one that passed.
+                    if stop == ReadStop::TimedOut && deadline < own && Instant::now() >= deadline {
+                        break (
+                            end,
+                            ReadStop::Deadline,
+                            Some(format!(
+                                "the probe's deadline ({} s, --deadline) passed before the body ended",
+                                secs(self.limits.deadline)
+                            )),
+                        );
+                    }
+                    break (end, stop, Some(why));
+                }
+                Err(RecvTimeoutError::Timeout) => break (BodyEnd::Timeout, stop, Some(why)),
                 Err(RecvTimeoutError::Disconnected) => {
                     break (
                         BodyEnd::Reset,
+                        ReadStop::Closed,
                         Some("the body reader stopped unexpectedly".into()),
                     );
                 }
             }
         };
+        let stop = (end_note.is_some()).then_some(stop);
         if !sse && (200..300).contains(&status) {
             final_message = serde_json::from_slice::<Value>(&bytes)
                 .ok()
@@ -286,6 +434,7 @@ impl Transport {
             body: bytes,
             end,
             end_note,
+            stop,
             final_message,
         })
     }
@@ -312,20 +461,31 @@ fn secs(d: Duration) -> String {
 }
 
 /// How a failed body read ended: a timeout, or the connection closing early.
-fn describe_read_error(e: std::io::Error, idle: Duration) -> (BodyEnd, String) {
+fn describe_read_error(e: std::io::Error, idle: Duration) -> (BodyEnd, ReadStop, String) {
     if matches!(
         e.kind(),
         std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
     ) {
         return (
             BodyEnd::Timeout,
+            ReadStop::Stalled,
             format!("no bytes arrived for {} s (idle timeout)", secs(idle)),
         );
     }
     match ureq::Error::from(e) {
-        ureq::Error::Timeout(t) => (BodyEnd::Timeout, format!("the client timed out ({t})")),
+        ureq::Error::Timeout(ureq::Timeout::PerRead) => (
+            BodyEnd::Timeout,
+            ReadStop::Stalled,
+            format!("no bytes arrived for {} s (idle timeout)", secs(idle)),
+        ),
+        ureq::Error::Timeout(t) => (
+            BodyEnd::Timeout,
+            ReadStop::TimedOut,
+            format!("the client timed out ({t})"),
+        ),
         ureq::Error::Io(io) => (
             BodyEnd::Reset,
+            ReadStop::Closed,
             format!(
                 "the connection closed before the body was complete ({})",
                 io_reason(&io)
@@ -333,6 +493,7 @@ fn describe_read_error(e: std::io::Error, idle: Duration) -> (BodyEnd, String) {
         ),
         other => (
             BodyEnd::Reset,
+            ReadStop::Closed,
             format!("the body could not be read to its end ({other})"),
         ),
     }
@@ -410,8 +571,9 @@ mod tests {
 
     #[test]
     fn urls_are_checked() {
-        assert!(Transport::new("ftp://x/mcp", Timeouts::default()).is_err());
-        assert!(Transport::new("not a url", Timeouts::default()).is_err());
-        assert!(Transport::new("http://127.0.0.1:1/mcp", Timeouts::default()).is_ok());
+        let (t, l) = (Timeouts::default(), Limits::default());
+        assert!(Transport::new("ftp://x/mcp", t, l).is_err());
+        assert!(Transport::new("not a url", t, l).is_err());
+        assert!(Transport::new("http://127.0.0.1:1/mcp", t, l).is_ok());
     }
 }

@@ -22,6 +22,12 @@
 //! Every `tools/call` carries `_meta.progressToken` (`mcp-verdict-probe-<id>`), so servers
 //! may stream progress notifications.
 //!
+//! **Bounds.** Each request has connect, idle and total timeouts ([`Timeouts`]); each response
+//! keeps at most [`Limits::body_bytes`] bytes and [`Limits::events`] SSE events; the whole
+//! probe ends by [`Limits::deadline`] (requests due after it are not sent). A call whose
+//! response did not complete (cut at a cap, closed, stalled, timed out, redirected) is
+//! labelled with what happened ([`CallExchange::unanswered`]) and makes the exit status 1.
+//!
 //! Each `tools/call` exchange becomes an [`Exchange`](crate::Exchange) built from the bytes
 //! as received and is judged under the revision probed; nothing is retried on its own.
 //! Secrets in header values (`Authorization`, cookies, `*-Api-Key`, `*token*`, session ids)
@@ -57,7 +63,9 @@ mod runner;
 mod session;
 
 pub use config::{CallSpec, ProbeConfig};
-pub use http::Timeouts;
+pub use http::{
+    DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, Limits, ReadStop, Timeouts,
+};
 pub use plan::{CallKind, PlannedCall};
 pub use report::{CallExchange, HttpStep, ProbeReport, RevisionRun, RunStatus};
 
@@ -88,7 +96,8 @@ pub enum ProbeError {
 
 /// Probes the server under each configured revision.
 pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
-    let transport = Transport::new(&config.url, config.timeouts).map_err(ProbeError::Config)?;
+    let transport =
+        Transport::new(&config.url, config.timeouts, config.limits).map_err(ProbeError::Config)?;
     let url = sanitize(&config.url);
     let mut runs = Vec::new();
     for &p in &config.protocols {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::PlannedCall;
+use super::{PlannedCall, ReadStop};
 use crate::judge::{Judgement, Verdict};
 use crate::vocab::{Protocol, Severity, exit};
 use crate::wire::exchange::{BodyEnd, Exchange};
@@ -30,13 +30,23 @@ pub struct HttpStep {
     /// How the body ended (`complete`, `reset`, `timeout`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<BodyEnd>,
+    /// Why the probe stopped reading the body, when it did not simply complete
+    /// (`closed`, `stalled`, `timed-out`, `deadline`, `size-cap`, `event-cap`,
+    /// `after-response`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<ReadStop>,
+    /// Where a 3xx response pointed (`Location`, secrets redacted); never followed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<String>,
     /// What went wrong, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
 impl HttpStep {
-    /// One line for people: `#3 POST tools/call echo → 200`.
+    /// One line for people: `#3 POST tools/call echo → 200`, with what happened when the
+    /// body did not complete (`(cut at the size cap)`, `(closed mid-body)`, `(stalled)`) or
+    /// the answer was a redirect (`(redirected, not followed)`).
     pub fn describe(&self) -> String {
         let mut s = match self.post {
             Some(n) => format!("#{n} POST"),
@@ -54,10 +64,15 @@ impl HttpStep {
             Some(st) => s.push_str(&format!(" → {st}")),
             None => s.push_str(" → no response"),
         }
-        if let Some(e) = self.end
-            && e != BodyEnd::Complete
-        {
-            s.push_str(&format!(" (body end: {})", e.as_str()));
+        if self.status.is_some_and(|st| (300..400).contains(&st)) {
+            s.push_str(" (redirected, not followed)");
+        }
+        match (self.stopped, self.end) {
+            (Some(stop), _) => s.push_str(&format!(" ({})", stop.label())),
+            (None, Some(e)) if e != BodyEnd::Complete => {
+                s.push_str(&format!(" (body end: {})", e.as_str()));
+            }
+            _ => {}
         }
         s
     }
@@ -88,6 +103,10 @@ pub struct CallExchange {
     pub server_requests: Vec<String>,
     /// Why no follow-up round was sent after an `input_required` result.
     pub follow_up: Option<String>,
+    /// Why the call got no complete response, when it did not (the body was cut at a cap,
+    /// closed, stalled or timed out before the JSON-RPC response; a redirect). Such a call
+    /// makes the exit status 1.
+    pub unanswered: Option<String>,
 }
 
 impl CallExchange {
@@ -162,8 +181,14 @@ impl ProbeReport {
         self.runs.iter().find(|r| r.protocol == p)
     }
 
-    /// 0 when every judged verdict is free of error-severity findings, no call went
-    /// unanswered, no run failed to set up and at least one run was probed; 1 otherwise.
+    /// Judged exchanges that got no complete response.
+    pub fn unanswered(&self) -> impl Iterator<Item = &CallExchange> {
+        self.exchanges().filter(|x| x.unanswered.is_some())
+    }
+
+    /// 0 when every judged verdict is free of error-severity findings, every call got a
+    /// complete response (none cut, closed, stalled, timed out, redirected or left unsent at
+    /// the deadline), no run failed to set up and at least one run was probed; 1 otherwise.
     /// (Not testable is never a pass; a revision the server declines is not a failure.)
     pub fn exit_code(&self) -> u8 {
         let probed = self
@@ -173,7 +198,9 @@ impl ProbeReport {
         let bad = self.runs.iter().any(|r| {
             matches!(r.status, RunStatus::Failed(_))
                 || !r.failures.is_empty()
-                || r.exchanges.iter().any(CallExchange::has_error_finding)
+                || r.exchanges
+                    .iter()
+                    .any(|x| x.has_error_finding() || x.unanswered.is_some())
         });
         if probed && !bad {
             exit::OK

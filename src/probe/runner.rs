@@ -7,7 +7,45 @@ use super::ProbeConfig;
 use super::answers::{answer_server_request, capabilities_for};
 use super::http::{self, Outgoing, Received, Transport};
 use super::report::{HttpStep, RevisionRun, RunStatus};
+use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
+
+/// Where a 3xx response points (its `Location`, sanitised), or `(no Location)`.
+pub(super) fn redirect_of(r: &Received) -> Option<String> {
+    (300..400).contains(&r.status).then(|| {
+        r.headers
+            .get("location")
+            .map_or_else(|| "(no Location)".to_string(), sanitize)
+    })
+}
+
+/// Why a response is not a complete answer to its request, when it is not: a redirect, a
+/// body that ended (cut, closed, stalled, timed out) before the JSON-RPC response arrived, or
+/// an event stream that ended without it.
+pub(super) fn unanswered(r: &Received) -> Option<String> {
+    if let Some(to) = redirect_of(r) {
+        return Some(format!(
+            "redirected: HTTP {} to {to} (not followed)",
+            r.status
+        ));
+    }
+    if r.final_message.is_some() {
+        return None;
+    }
+    if r.end == crate::wire::exchange::BodyEnd::Complete {
+        let stream = crate::wire::analysis::Media::parse(r.headers.get("content-type"))
+            == crate::wire::analysis::Media::EventStream;
+        // A complete JSON body is an answer, whatever it holds; a stream that ended without
+        // the response is not.
+        return ((200..300).contains(&r.status) && stream)
+            .then(|| "the stream ended without the JSON-RPC response".to_string());
+    }
+    let what = r.stop.map_or("the body did not complete", |s| s.label());
+    Some(match &r.end_note {
+        Some(n) => format!("{what}: {n}"),
+        None => what.to_string(),
+    })
+}
 
 /// The state of one revision's run: the configuration, the transport, the revision, the
 /// JSON-RPC ids handed out, the session (2025-11-25), the client capabilities declared and
@@ -110,8 +148,15 @@ impl<'a> Runner<'a> {
             tool: tool.map(str::to_string),
             status: res.as_ref().ok().map(|r| r.status),
             end: res.as_ref().ok().map(|r| r.end),
+            stopped: res.as_ref().ok().and_then(|r| r.stop),
+            redirect: res.as_ref().ok().and_then(redirect_of),
             note: match &res {
-                Ok(r) => r.end_note.clone(),
+                Ok(r) => match (redirect_of(r), &r.end_note) {
+                    (Some(to), None) => Some(format!(
+                        "redirected to {to}; the probe does not follow redirects"
+                    )),
+                    (_, n) => n.clone(),
+                },
                 Err(e) => Some(e.to_string()),
             },
         };

@@ -316,6 +316,8 @@ impl Runner<'_> {
             tool: None,
             status: res.as_ref().ok().map(|r| r.status),
             end: res.as_ref().ok().map(|r| r.end),
+            stopped: res.as_ref().ok().and_then(|r| r.stop),
+            redirect: res.as_ref().ok().and_then(super::runner::redirect_of),
             note,
         });
     }

@@ -1,10 +1,11 @@
-//! Connections: the accept loop, one thread per connection reading requests (keep-alive,
-//! pipelining), routing each by path, `Origin` and HTTP method, and one diagnostic record per
-//! exchange.
+//! Connections: the accept loop, one thread per connection (up to the cap; past it `503`)
+//! reading requests (keep-alive, pipelining), routing each by path, `Origin` and HTTP method,
+//! and one diagnostic record per exchange.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::{IpAddr, TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -19,12 +20,40 @@ use crate::views::diag::{DiagRecord, Side};
 use crate::vocab::http::TEXT_PLAIN;
 use crate::vocab::protocol::code;
 
-/// Accepts connections until the server stops, one thread each.
+/// Connections past the cap waiting for their `503` to be read, at most.
+const REFUSED_QUEUE: usize = 64;
+
+/// Counts a connection as served until dropped.
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Accepts connections until the server stops, one thread each up to
+/// [`ServeConfig::max_connections`]; past it, a `503` with `Retry-After`.
 pub(crate) fn accept_loop(
     listener: TcpListener,
     shared: Arc<Shared>,
     conns: Arc<Mutex<Vec<JoinHandle<()>>>>,
 ) {
+    // One thread ends refused connections gracefully (see `refuse`).
+    let (refused, refused_rx) = mpsc::sync_channel::<TcpStream>(REFUSED_QUEUE);
+    {
+        let shared = Arc::clone(&shared);
+        let spawned = thread::Builder::new()
+            .name("mcp-serve-refuse".into())
+            .spawn(move || {
+                for stream in refused_rx {
+                    http::drain_and_close(stream, &shared.shutdown);
+                }
+            });
+        if let Ok(h) = spawned {
+            conns.lock().expect("conns lock").push(h);
+        }
+    }
     for conn in listener.incoming() {
         if shared.shutdown.load(Ordering::SeqCst) {
             break;
@@ -36,10 +65,19 @@ pub(crate) fn accept_loop(
                 continue;
             }
         };
+        if shared.active.fetch_add(1, Ordering::SeqCst) >= shared.config.max_connections {
+            shared.active.fetch_sub(1, Ordering::SeqCst);
+            refuse(&shared, stream, &refused);
+            continue;
+        }
+        let slot = Slot(Arc::clone(&shared));
         let shared2 = Arc::clone(&shared);
         let spawned = thread::Builder::new()
             .name("mcp-serve-conn".into())
-            .spawn(move || serve_connection(shared2, stream));
+            .spawn(move || {
+                let _slot = slot;
+                serve_connection(shared2, stream)
+            });
         if let Ok(h) = spawned {
             let mut list = conns.lock().expect("conns lock");
             // Reap finished threads so a long run does not accumulate handles.
@@ -49,6 +87,40 @@ pub(crate) fn accept_loop(
             }
             *list = live;
             list.push(h);
+        }
+    }
+}
+
+/// Answers a connection past the cap with `503` and `Retry-After: 1`, without blocking the
+/// accept loop: what the client already sent is read, the answer written, and the connection
+/// handed to the refusing thread, which reads what still comes until the client closes (a
+/// close with unread bytes would reset the connection, and a reset can discard the answer).
+/// When that thread has too many waiting, the connection is closed at once.
+fn refuse(shared: &Shared, mut stream: TcpStream, refused: &SyncSender<TcpStream>) {
+    let _ = stream.set_nonblocking(true);
+    let mut scratch = [0u8; 16 * 1024];
+    for _ in 0..64 {
+        if !matches!(stream.read(&mut scratch), Ok(n) if n > 0) {
+            break;
+        }
+    }
+    let body = format!(
+        "Service Unavailable: {} connections are open, the most this server serves at once (--max-connections); retry shortly\n",
+        shared.config.max_connections
+    );
+    let _ = http::write_full(
+        &mut stream,
+        503,
+        Some(TEXT_PLAIN),
+        &[("Retry-After".into(), "1".into())],
+        body.as_bytes(),
+        true,
+    );
+    let _ = stream.set_nonblocking(false);
+    match refused.try_send(stream) {
+        Ok(()) => {}
+        Err(TrySendError::Full(s) | TrySendError::Disconnected(s)) => {
+            let _ = s.shutdown(std::net::Shutdown::Write);
         }
     }
 }
@@ -78,6 +150,7 @@ fn serve_connection(shared: Arc<Shared>, mut stream: TcpStream) {
                     format!("{why}\n").as_bytes(),
                     true,
                 );
+                http::drain_and_close(stream, &shared.shutdown);
                 return;
             }
         };
@@ -182,7 +255,17 @@ fn push_record(shared: &Shared, record: DiagRecord) {
                 .unwrap_or_default()
         );
     }
-    shared.records.lock().expect("records lock").push(record);
+    let keep = shared.config.keep_records;
+    {
+        let mut records = shared.records.lock().expect("records lock");
+        records.total += 1;
+        if keep > 0 {
+            if records.recent.len() >= keep {
+                records.recent.pop_front();
+            }
+            records.recent.push_back(record);
+        }
+    }
     shared.records_changed.notify_all();
 }
 

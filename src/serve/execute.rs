@@ -245,12 +245,7 @@ fn peer_closed(stream: &TcpStream) -> bool {
 }
 
 fn forget_pending(shared: &Shared, session: &str, key: &str) {
-    if let Some(s) = shared
-        .sessions
-        .lock()
-        .expect("sessions lock")
-        .get_mut(session)
-    {
+    if let Some(s) = shared.sessions.lock().expect("sessions lock").get(session) {
         s.pending.remove(key);
     }
 }

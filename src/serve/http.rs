@@ -8,10 +8,19 @@ use std::time::{Duration, Instant};
 
 use crate::vocab::http::{EVENT_STREAM, reason_phrase};
 
-/// Largest request head accepted (request line + headers).
-const MAX_HEAD: usize = 64 * 1024;
-/// Largest request body accepted.
-const MAX_BODY: usize = 4 * 1024 * 1024;
+/// Largest request head accepted (request line, header fields and the blank line), in bytes:
+/// a head of 65,536 bytes is read, one of 65,537 gets `431`.
+pub(crate) const MAX_HEAD: usize = 64 * 1024;
+/// Most header fields in a request head; more get `431`.
+pub(crate) const MAX_HEADERS: usize = 96;
+/// Largest request body accepted; a larger `Content-Length` gets `413`.
+pub(crate) const MAX_BODY: usize = 4 * 1024 * 1024;
+/// After a rejection, most request bytes read and discarded so that the client can read the
+/// answer (a TCP close with unread bytes resets the connection, and a reset can discard the
+/// answer before the client reads it).
+pub(crate) const DRAIN_LIMIT: u64 = 16 * 1024 * 1024;
+/// After a rejection, longest the request bytes are drained.
+pub(crate) const DRAIN_TIME: Duration = Duration::from_secs(5);
 /// How long a started request may take to arrive in full.
 const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
 /// Poll interval for socket reads (lets threads notice shutdown).
@@ -84,9 +93,12 @@ pub(crate) fn read_request(
     // Phase 1: the head.
     let (head_len, req_base) = loop {
         if !buf.is_empty() {
-            let mut headers = [httparse::EMPTY_HEADER; 96];
+            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
             let mut req = httparse::Request::new(&mut headers);
             match req.parse(buf) {
+                Ok(httparse::Status::Complete(n)) if n > MAX_HEAD => {
+                    return Ok(ReadResult::Reject(431, "request head too large"));
+                }
                 Ok(httparse::Status::Complete(n)) => {
                     let method = req.method.unwrap_or("").to_string();
                     let target = req.path.unwrap_or("");
@@ -151,16 +163,14 @@ pub(crate) fn read_request(
             "chunked (Transfer-Encoding) request bodies are not supported; send Content-Length",
         ));
     }
-    let len = match req.header("content-length") {
-        None => 0,
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) => n,
-            Err(_) => return Ok(ReadResult::Reject(400, "invalid Content-Length")),
-        },
+    let len = match content_length(&req) {
+        Ok(n) => n,
+        Err(why) => return Ok(ReadResult::Reject(400, why)),
     };
-    if len > MAX_BODY {
+    if len > MAX_BODY as u64 {
         return Ok(ReadResult::Reject(413, "request body too large"));
     }
+    let len = len as usize;
     if len > buf.len()
         && req
             .header("expect")
@@ -186,6 +196,56 @@ pub(crate) fn read_request(
     }
     req.body = buf.drain(..len).collect();
     Ok(ReadResult::Request(req))
+}
+
+/// The request's `Content-Length` (0 when absent). Every field and every comma-separated
+/// member must be digits only, and all must agree (RFC 9112, section 6.3: differing values
+/// are an unrecoverable error; identical repeats are accepted).
+fn content_length(req: &Request) -> Result<u64, &'static str> {
+    let mut found: Option<u64> = None;
+    for (_, v) in req
+        .headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+    {
+        let text = std::str::from_utf8(v).map_err(|_| "invalid Content-Length")?;
+        for member in text.split(',') {
+            let member = member.trim_matches([' ', '\t']);
+            if member.is_empty() || !member.bytes().all(|b| b.is_ascii_digit()) {
+                return Err("invalid Content-Length");
+            }
+            let n: u64 = member.parse().map_err(|_| "invalid Content-Length")?;
+            match found {
+                Some(m) if m != n => return Err("differing Content-Length values"),
+                _ => found = Some(n),
+            }
+        }
+    }
+    Ok(found.unwrap_or(0))
+}
+
+/// Ends a connection after a rejection has been written: no more writes, then the request
+/// bytes still coming are read and discarded (up to [`DRAIN_LIMIT`] bytes or [`DRAIN_TIME`])
+/// until the client closes, so that it can read the rejection instead of a reset.
+pub(crate) fn drain_and_close(mut stream: TcpStream, shutdown: &AtomicBool) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let deadline = Instant::now() + DRAIN_TIME;
+    let mut drained = 0u64;
+    let mut scratch = [0u8; 16 * 1024];
+    while drained < DRAIN_LIMIT && !shutdown.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        let _ =
+            stream.set_read_timeout(Some(POLL.min(deadline - now).max(Duration::from_millis(1))));
+        match stream.read(&mut scratch) {
+            Ok(0) => break,
+            Ok(n) => drained += n as u64,
+            Err(e) if is_timeout(&e) || e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
 }
 
 fn read_some(stream: &mut TcpStream, chunk: &mut [u8]) -> io::Result<usize> {

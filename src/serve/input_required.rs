@@ -196,7 +196,7 @@ pub(crate) fn elicit_on_stream(
     let req_id = json!(format!("mcp-verdict-elicit-{}", shared.next_serial()));
     let key = req_id.to_string();
     let (tx, rx) = mpsc::channel();
-    if let Some(s) = shared.sessions.lock().expect("sessions lock").get_mut(&sid) {
+    if let Some(s) = shared.sessions.lock().expect("sessions lock").get(&sid) {
         s.pending.insert(key.clone(), tx);
     }
     let request = json!({

@@ -9,8 +9,19 @@
 //!
 //! # Behaviour worth knowing
 //!
-//! - **HTTP**: one thread per connection, HTTP/1.1 keep-alive and pipelining,
-//!   `Expect: 100-continue`; chunked *request* bodies get `411`. Responses are
+//! - **HTTP**: one thread per connection, at most
+//!   [`ServeConfig::max_connections`] at once (a connection past the cap is answered `503`
+//!   with `Retry-After: 1` and closed), HTTP/1.1 keep-alive and pipelining,
+//!   `Expect: 100-continue`; chunked *request* bodies get `411`, differing `Content-Length`
+//!   values `400`, a request head over 64 KiB (65,536 bytes) or 96 fields `431`, a body
+//!   over 4 MiB `413`. After a rejection the server stops writing and reads (and discards)
+//!   what the client still sends, up to 16 MiB or 5 seconds, so that the client reads the
+//!   answer rather than a reset.
+//! - **Bounded memory**: the diagnostic records [`ServerHandle::records`] returns are the
+//!   last [`ServeConfig::keep_records`] (every record still goes to the log file); a
+//!   2025-11-25 session idle for [`ServeConfig::session_ttl`] expires, and past
+//!   [`ServeConfig::max_sessions`] the least recently used one is dropped (a request naming
+//!   either gets `404`, as for any unknown session). Responses are
 //!   written as raw bytes: `Content-Length` bodies, or chunked SSE with one event
 //!   per chunk and a flush per event. A present `Origin` that is not a loopback
 //!   origin (or one of [`ServeConfig::allowed_origins`]) gets `403` with a JSON-RPC
@@ -91,12 +102,12 @@ mod tools_call;
 mod v2025_11_25;
 mod v2026_07_28;
 
-use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
@@ -105,7 +116,7 @@ pub use scenario::{Scenario, ScenarioParseError};
 pub use scenario_table::{SCENARIOS, ScenarioInfo, render_list};
 
 use crate::views::diag::DiagRecord;
-use state::{Keys, Session};
+use state::{Keys, Sessions};
 
 /// How request responses are framed when a scenario does not decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,7 +152,26 @@ pub struct ServeConfig {
     pub log_path: Option<PathBuf>,
     /// Print a one-line summary of each exchange to stderr.
     pub echo_stderr: bool,
+    /// Most connections served at once (default 256); one past it is answered `503` with
+    /// `Retry-After` and closed.
+    pub max_connections: usize,
+    /// Diagnostic records kept in memory for [`ServerHandle::records`], the most recent
+    /// (default 1,000; the log file gets every one).
+    pub keep_records: usize,
+    /// A 2025-11-25 session unused this long expires (default 10 minutes).
+    pub session_ttl: Duration,
+    /// Most 2025-11-25 sessions kept (default 1,000); past it the least recently used goes.
+    pub max_sessions: usize,
 }
+
+/// Default for [`ServeConfig::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// Default for [`ServeConfig::keep_records`].
+pub const DEFAULT_KEEP_RECORDS: usize = 1_000;
+/// Default for [`ServeConfig::session_ttl`]: 10 minutes.
+pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(600);
+/// Default for [`ServeConfig::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
 
 impl Default for ServeConfig {
     fn default() -> Self {
@@ -156,6 +186,10 @@ impl Default for ServeConfig {
             allowed_origins: Vec::new(),
             log_path: None,
             echo_stderr: false,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            keep_records: DEFAULT_KEEP_RECORDS,
+            session_ttl: DEFAULT_SESSION_TTL,
+            max_sessions: DEFAULT_MAX_SESSIONS,
         }
     }
 }
@@ -167,12 +201,21 @@ pub(crate) struct Shared {
     pub post_count: AtomicU64,
     pub serial: AtomicU64,
     pub orders: AtomicU64,
-    pub records: Mutex<Vec<DiagRecord>>,
+    pub records: Mutex<Records>,
     pub records_changed: Condvar,
     pub log: Option<Mutex<File>>,
-    pub sessions: Mutex<HashMap<String, Session>>,
+    pub sessions: Mutex<Sessions>,
+    /// Connections being served now.
+    pub active: AtomicUsize,
     pub keys: Keys,
     pub tools: Vec<tools::Tool>,
+}
+
+/// The most recent diagnostic records, and how many there have been.
+#[derive(Default)]
+pub(crate) struct Records {
+    pub recent: VecDeque<DiagRecord>,
+    pub total: usize,
 }
 
 impl Shared {
@@ -211,25 +254,42 @@ impl ServerHandle {
         self.shared.orders.load(Ordering::SeqCst)
     }
 
-    /// Diagnostic records of the exchanges finished so far.
+    /// Diagnostic records of the exchanges finished so far, the last
+    /// [`ServeConfig::keep_records`] of them, oldest first.
     ///
     /// A record is added once the server has finished writing the response,
     /// which can be a moment after the client has read it; use
     /// [`ServerHandle::wait_for_records`] to wait for it.
     pub fn records(&self) -> Vec<DiagRecord> {
-        self.shared.records.lock().expect("records lock").clone()
+        let r = self.shared.records.lock().expect("records lock");
+        r.recent.iter().cloned().collect()
     }
 
-    /// Waits until at least `n` records exist (or `timeout` passes) and
-    /// returns the records at that point.
+    /// Exchanges recorded since the start (records dropped from memory included).
+    pub fn records_total(&self) -> usize {
+        self.shared.records.lock().expect("records lock").total
+    }
+
+    /// Waits until at least `n` exchanges have been recorded (or `timeout` passes) and
+    /// returns the records kept at that point (see [`ServerHandle::records`]).
     pub fn wait_for_records(&self, n: usize, timeout: Duration) -> Vec<DiagRecord> {
         let guard = self.shared.records.lock().expect("records lock");
         let (guard, _) = self
             .shared
             .records_changed
-            .wait_timeout_while(guard, timeout, |r| r.len() < n)
+            .wait_timeout_while(guard, timeout, |r| r.total < n)
             .expect("records lock");
-        guard.clone()
+        guard.recent.iter().cloned().collect()
+    }
+
+    /// 2025-11-25 sessions held now (expired ones are dropped as requests arrive).
+    pub fn session_count(&self) -> usize {
+        self.shared.sessions.lock().expect("sessions lock").len()
+    }
+
+    /// Connections being served now.
+    pub fn active_connections(&self) -> usize {
+        self.shared.active.load(Ordering::SeqCst)
     }
 
     /// The configuration in force.
@@ -285,16 +345,18 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         )),
         None => None,
     };
+    let sessions = Sessions::new(config.session_ttl, config.max_sessions);
     let shared = Arc::new(Shared {
         config,
         shutdown: AtomicBool::new(false),
         post_count: AtomicU64::new(0),
         serial: AtomicU64::new(0),
         orders: AtomicU64::new(0),
-        records: Mutex::new(Vec::new()),
+        records: Mutex::new(Records::default()),
         records_changed: Condvar::new(),
         log,
-        sessions: Mutex::new(HashMap::new()),
+        sessions: Mutex::new(sessions),
+        active: AtomicUsize::new(0),
         keys: Keys::new(),
         tools: tools::catalogue(),
     });

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -26,6 +26,72 @@ pub(crate) struct Session {
     /// Server-to-client requests waiting for the client's JSON-RPC response,
     /// keyed by the serialised request id.
     pub pending: HashMap<String, Sender<Value>>,
+}
+
+/// The 2025-11-25 sessions: each expires after `ttl` unused, and past `max` the least
+/// recently used one is dropped. A dropped session is unknown: requests naming it get `404`.
+pub(crate) struct Sessions {
+    map: HashMap<String, (Session, Instant)>,
+    ttl: Duration,
+    max: usize,
+}
+
+impl Sessions {
+    pub fn new(ttl: Duration, max: usize) -> Self {
+        Self {
+            map: HashMap::new(),
+            ttl,
+            max: max.max(1),
+        }
+    }
+
+    /// Sessions held (expired ones not yet dropped included).
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Adds a session, dropping the expired ones and, at the cap, the least recently used.
+    pub fn insert(&mut self, id: String, session: Session) {
+        let now = Instant::now();
+        let ttl = self.ttl;
+        self.map
+            .retain(|_, (_, used)| now.duration_since(*used) < ttl);
+        while self.map.len() >= self.max {
+            let Some(oldest) = self
+                .map
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.map.remove(&oldest);
+        }
+        self.map.insert(id, (session, now));
+    }
+
+    /// The live session with this id, marked as used now; an expired one is dropped.
+    pub fn get(&mut self, id: &str) -> Option<&mut Session> {
+        let now = Instant::now();
+        let expired = self
+            .map
+            .get(id)
+            .is_some_and(|(_, used)| now.duration_since(*used) >= self.ttl);
+        if expired {
+            self.map.remove(id);
+            return None;
+        }
+        let (s, used) = self.map.get_mut(id)?;
+        *used = now;
+        Some(s)
+    }
+
+    /// Ends a session; returns it when it was live.
+    pub fn remove(&mut self, id: &str) -> Option<Session> {
+        let live = self.get(id).is_some();
+        let (s, _) = self.map.remove(id)?;
+        live.then_some(s)
+    }
 }
 
 /// Randomness and integrity keys for one server instance.
@@ -182,6 +248,36 @@ mod tests {
         assert!(k.open_state("garbage", "echo", &args).is_err());
         let other = Keys::new();
         assert!(other.open_state(&s, "echo", &args).is_err());
+    }
+
+    fn session() -> Session {
+        Session {
+            client_info: None,
+            capabilities: json!({}),
+            protocol_version: "2025-11-25".into(),
+            initialized: true,
+            pending: HashMap::new(),
+        }
+    }
+
+    #[test]
+    fn sessions_expire_and_the_least_recently_used_goes_at_the_cap() {
+        let mut s = Sessions::new(Duration::from_secs(600), 2);
+        s.insert("a".into(), session());
+        s.insert("b".into(), session());
+        assert!(s.get("a").is_some()); // a is now the most recently used
+        s.insert("c".into(), session());
+        assert_eq!(s.len(), 2);
+        assert!(s.get("b").is_none(), "the least recently used went");
+        assert!(s.get("a").is_some() && s.get("c").is_some());
+        assert!(s.remove("a").is_some() && s.remove("a").is_none());
+
+        let mut s = Sessions::new(Duration::from_millis(30), 10);
+        s.insert("a".into(), session());
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(s.get("a").is_none(), "expired");
+        assert_eq!(s.len(), 0);
+        assert!(s.remove("a").is_none());
     }
 
     #[test]

@@ -106,7 +106,7 @@ pub(crate) fn handle(
         return json_reply(400, m, Vec::new());
     };
     let (caps, version) = {
-        let sessions = shared.sessions.lock().expect("sessions lock");
+        let mut sessions = shared.sessions.lock().expect("sessions lock");
         match sessions.get(&sid) {
             Some(s) => (s.capabilities.clone(), s.protocol_version.clone()),
             None => {
@@ -139,7 +139,7 @@ pub(crate) fn handle(
     match kind {
         Kind::Notification => {
             if msg["method"] == "notifications/initialized"
-                && let Some(s) = shared.sessions.lock().expect("sessions lock").get_mut(&sid)
+                && let Some(s) = shared.sessions.lock().expect("sessions lock").get(&sid)
             {
                 s.initialized = true;
             }
@@ -151,7 +151,7 @@ pub(crate) fn handle(
                 .sessions
                 .lock()
                 .expect("sessions lock")
-                .get_mut(&sid)
+                .get(&sid)
                 .and_then(|s| s.pending.remove(&key));
             if let Some(tx) = waiter {
                 let _ = tx.send(Value::Object(msg.clone()));

@@ -282,12 +282,16 @@ fn check(c: &Case) {
         "{tag}: probe's POST count"
     );
     assert_eq!(server.post_count(), c.posts, "{tag}: server's POST count");
-    let expect_exit =
-        if c.setup_failure.is_some() || c.exchanges.iter().any(|x| !x.errors.is_empty()) {
-            1
-        } else {
-            0
-        };
+    // A call without a complete response (a stream that ended before it) is not a pass.
+    let expect_exit = if c.setup_failure.is_some()
+        || c.exchanges
+            .iter()
+            .any(|x| !x.errors.is_empty() || x.outcome == "DELIVERY_UNKNOWN")
+    {
+        1
+    } else {
+        0
+    };
     assert_eq!(report.exit_code(), expect_exit, "{tag}");
     // The server finished one exchange per POST (plus the DELETE for a 2025-11-25 session).
     let delete = u64::from(c.rev == L && c.setup_failure.is_none());

@@ -1,0 +1,319 @@
+//! `probe` against servers whose calls never complete: a stalled stream, a body closed
+//! mid-way, a redirect, an endless stream, a body past the size cap. Each call is labelled
+//! with what happened, and the probe exits 1.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use mcp_verdict::Protocol;
+use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
+use serde_json::{Value, json};
+
+fn write_json(stream: &mut TcpStream, body: &Value) {
+    let text = body.to_string();
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        text.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(text.as_bytes());
+}
+
+fn sse_head(stream: &mut TcpStream) -> bool {
+    stream
+        .write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+        )
+        .is_ok()
+}
+
+fn progress(id: &Value, n: u64) -> String {
+    let msg = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": format!("mcp-verdict-probe-{id}"), "progress": n}});
+    format!("event: message\ndata: {msg}\n\n")
+}
+
+/// Reads one request (head and Content-Length body); None when the peer went away.
+fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Value> {
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
+    buf.drain(..head_end + len);
+    Some(body)
+}
+
+/// Serves one connection; each tool misbehaves its own way.
+fn serve_connection(mut stream: TcpStream) {
+    let mut buf = Vec::new();
+    while let Some(body) = read_request(&mut stream, &mut buf) {
+        let id = body["id"].clone();
+        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "bad", "version": "1"}});
+        let result = match body["method"].as_str().unwrap_or("") {
+            "server/discover" => json!({
+                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "resultType": "complete", "_meta": meta
+            }),
+            "tools/list" => {
+                let tools: Vec<Value> = ["stall", "cut", "redirect", "flood", "huge", "drip", "ok"]
+                    .iter()
+                    .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+                    .collect();
+                json!({"tools": tools, "resultType": "complete", "_meta": meta})
+            }
+            "tools/call" => {
+                let done = json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "content": [{"type": "text", "text": "ok"}], "resultType": "complete"}});
+                match body["params"]["name"].as_str().unwrap_or("") {
+                    "stall" => {
+                        // One event, then silence until the client gives up.
+                        if sse_head(&mut stream) {
+                            let _ = stream.write_all(progress(&id, 1).as_bytes());
+                            let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+                            let _ = stream.read(&mut [0u8; 16]);
+                        }
+                        return;
+                    }
+                    "cut" => {
+                        let text = done.to_string();
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                            text.len()
+                        );
+                        let _ = stream.write_all(head.as_bytes());
+                        let _ = stream.write_all(&text.as_bytes()[..text.len() / 2]);
+                        return;
+                    }
+                    "redirect" => {
+                        let _ = stream.write_all(
+                            b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n",
+                        );
+                        continue;
+                    }
+                    "flood" => {
+                        // Events as fast as the client reads them, forever.
+                        if sse_head(&mut stream) {
+                            let mut n = 0;
+                            while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
+                                n += 1;
+                            }
+                        }
+                        return;
+                    }
+                    "huge" => {
+                        // One event whose data never ends.
+                        if sse_head(&mut stream) {
+                            let _ = stream.write_all(b"data: {\"x\": \"");
+                            let block = vec![b'a'; 64 * 1024];
+                            while stream.write_all(&block).is_ok() {}
+                        }
+                        return;
+                    }
+                    "drip" => {
+                        // An event every 50 ms: never idle, never done.
+                        if sse_head(&mut stream) {
+                            let mut n = 0;
+                            while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
+                                n += 1;
+                                thread::sleep(Duration::from_millis(50));
+                            }
+                        }
+                        return;
+                    }
+                    _ => {
+                        write_json(&mut stream, &done);
+                        continue;
+                    }
+                }
+            }
+            _ => json!({}),
+        };
+        write_json(
+            &mut stream,
+            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        );
+    }
+}
+
+fn start() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            thread::spawn(move || serve_connection(conn));
+        }
+    });
+    url
+}
+
+fn config(url: &str, tools: &[&str]) -> ProbeConfig {
+    let mut c = ProbeConfig::new(url);
+    c.protocols = vec![Protocol::V2026_07_28];
+    c.auto_calls = false;
+    c.calls = tools
+        .iter()
+        .map(|t| CallSpec {
+            name: (*t).into(),
+            arguments: None,
+        })
+        .collect();
+    c.timeouts = Timeouts {
+        connect: Duration::from_secs(2),
+        idle: Duration::from_millis(500),
+        total: Duration::from_secs(3),
+    };
+    c
+}
+
+fn step_of<'a>(report: &'a ProbeReport, tool: &str) -> &'a mcp_verdict::probe::HttpStep {
+    report.runs[0]
+        .steps
+        .iter()
+        .find(|s| s.tool.as_deref() == Some(tool))
+        .unwrap()
+}
+
+#[test]
+fn calls_that_never_complete_are_labelled_and_exit_1() {
+    let url = start();
+    for (tool, label) in [
+        ("stall", "stalled"),
+        ("cut", "closed mid-body"),
+        ("redirect", "redirected"),
+        ("flood", "cut at the event cap"),
+        ("huge", "cut at the size cap"),
+    ] {
+        let mut c = config(&url, &[tool]);
+        c.limits.events = 50;
+        c.limits.body_bytes = 256 * 1024;
+        let report = probe::run(&c).unwrap();
+        let step = step_of(&report, tool);
+        assert!(
+            step.describe().contains(label),
+            "{tool}: {}",
+            step.describe()
+        );
+        let x = &report.runs[0].exchanges[0];
+        let why = x.unanswered.as_deref().unwrap_or_default();
+        assert!(why.contains(label), "{tool}: {why}");
+        assert_eq!(report.exit_code(), 1, "{tool}: {}", step.describe());
+        let text = mcp_verdict::outputs::probe::render_text(
+            &report,
+            mcp_verdict::outputs::Style::default(),
+        );
+        assert!(text.contains("no complete response:"), "{text}");
+        assert!(!text.contains("(body end: timeout)"), "{text}");
+        let out = serde_json::to_value(report.to_output()).unwrap();
+        assert!(
+            out["runs"][0]["exchanges"][0]["unanswered"]
+                .as_str()
+                .is_some_and(|u| u.contains(label)),
+            "{out}"
+        );
+    }
+    // The caps bound what is kept.
+    let mut c = config(&url, &["huge", "flood"]);
+    c.limits.events = 50;
+    c.limits.body_bytes = 256 * 1024;
+    let report = probe::run(&c).unwrap();
+    let xs = &report.runs[0].exchanges;
+    assert_eq!(xs[0].exchange.body.len(), 256 * 1024);
+    assert!(xs[1].exchange.body.len() < 256 * 1024);
+
+    let report = probe::run(&config(&url, &["ok"])).unwrap();
+    assert_eq!(report.exit_code(), 0, "a complete call still passes");
+    assert!(report.runs[0].exchanges[0].unanswered.is_none());
+}
+
+#[test]
+fn the_deadline_ends_the_probe() {
+    let url = start();
+    // Each drip call would take its whole total time (3 s); the deadline cuts the first and
+    // leaves the others unsent.
+    let mut c = config(&url, &["drip", "drip", "ok"]);
+    c.limits.deadline = Duration::from_millis(1500);
+    let report = probe::run(&c).unwrap();
+    let run = &report.runs[0];
+    assert_eq!(run.exchanges.len(), 1);
+    let why = run.exchanges[0].unanswered.as_deref().unwrap_or_default();
+    assert!(why.contains("deadline"), "{why}");
+    assert_eq!(run.failures.len(), 2, "{:?}", run.failures);
+    for (_, e) in &run.failures {
+        assert!(e.contains("not sent") && e.contains("--deadline"), "{e}");
+    }
+    assert_eq!(report.exit_code(), 1);
+}
+
+/// Runs a chosen `mcp-verdict` binary (e.g. an older build) against the misbehaving server and
+/// prints its exit status, duration and output size:
+///
+/// ```sh
+/// MCP_VERDICT_PROBE_BIN=path/to/mcp-verdict MCP_VERDICT_PROBE_ARGS="--deadline 20" \
+///     cargo test --test it probe_bounds::cli_against -- --ignored --nocapture
+/// ```
+#[test]
+#[ignore = "measures a chosen binary; run with MCP_VERDICT_PROBE_BIN and --ignored"]
+fn cli_against_a_misbehaving_server() {
+    let url = start();
+    let bin = std::env::var("MCP_VERDICT_PROBE_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp-verdict").to_string());
+    let extra = std::env::var("MCP_VERDICT_PROBE_ARGS").unwrap_or_default();
+    let mut args: Vec<String> = [
+        "probe",
+        &url,
+        "--protocol",
+        "2026-07-28",
+        "--no-auto-calls",
+        "--idle-timeout",
+        "2",
+        "--timeout",
+        "10",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for t in ["stall", "cut", "redirect", "flood", "drip", "drip", "ok"] {
+        args.push("--tool".into());
+        args.push(t.into());
+    }
+    args.extend(extra.split_whitespace().map(str::to_string));
+    let started = Instant::now();
+    let out = std::process::Command::new(&bin)
+        .args(&args)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!(
+        "{bin}: exit {:?} after {:.1} s, {} output lines",
+        out.status.code(),
+        started.elapsed().as_secs_f64(),
+        text.lines().count()
+    );
+    for l in text
+        .lines()
+        .filter(|l| l.contains("HTTP so far") || l.contains("no complete") || l.contains("exit"))
+    {
+        eprintln!("  {}", l.chars().take(220).collect::<String>());
+    }
+}
