@@ -282,7 +282,7 @@ fn decode_base64(text: &str) -> Result<Vec<u8>, base64::DecodeError> {
 
 /// Reads a HAR file and classifies its entries.
 pub fn read(bytes: &[u8]) -> Result<Har, HarError> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bytes = crate::wire::utf8::strip_bom(bytes);
     let file: HarFile = serde_json::from_slice(bytes).map_err(|e| {
         let hint = if e.is_syntax() || e.is_eof() {
             " (a HAR file is one JSON document)"

@@ -52,8 +52,7 @@ pub fn is_blank(b: &[u8]) -> bool {
     b.iter().all(u8::is_ascii_whitespace)
 }
 
-/// A UTF-8 byte order mark, accepted (and dropped) at the start of the first line.
-pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub use crate::wire::utf8::BOM;
 
 #[cfg(test)]
 mod tests {

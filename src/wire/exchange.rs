@@ -177,7 +177,8 @@ pub struct RecordedRequest {
     /// `MCP-Session-Id`, `Origin`).
     #[serde(default, skip_serializing_if = "Headers::is_empty")]
     pub headers: Headers,
-    /// The JSON-RPC message as sent (a request, or a notification without `id`).
+    /// The JSON-RPC message as sent (a request, or a notification without `id`). A string is
+    /// read as the JSON text it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
 }
@@ -460,6 +461,8 @@ impl ExchangeFile {
     /// limit of 128 levels (up to [`crate::wire::deep::MAX_DEPTH`]); it is then kept as its
     /// compact text in `response.body`.
     pub fn from_slice(bytes: &[u8]) -> Result<ExchangeFile, ExchangeError> {
+        // A leading byte order mark is skipped, as in every other input path.
+        let bytes = crate::wire::utf8::strip_bom(bytes);
         match serde_json::from_slice(bytes) {
             Err(e) if crate::wire::deep::is_depth_error(&e) => Self::from_deep_slice(bytes, &e),
             parsed => parsed.map_err(|e| Self::file_error(&e)),
@@ -543,7 +546,19 @@ impl ExchangeFile {
 
     /// Turns the file into the exchange the engine judges, decoding the body, without copying
     /// the request or the tool definition.
-    pub fn into_exchange(self) -> Result<Exchange, ExchangeError> {
+    pub fn into_exchange(mut self) -> Result<Exchange, ExchangeError> {
+        // A request body given as a string is read as the JSON text it holds (as a recording
+        // tool may store it), never ignored.
+        if let Some(Value::String(text)) = &self.request.body {
+            let parsed = serde_json::from_str::<Value>(text).map_err(|e| ExchangeError {
+                line: None,
+                column: None,
+                message: format!(
+                    "request.body is a string that is not JSON text ({e}); give the JSON-RPC request as a JSON object, or as a string holding its JSON text"
+                ),
+            })?;
+            self.request.body = Some(parsed);
+        }
         let r = self.response;
         let given = [
             r.body.is_some(),

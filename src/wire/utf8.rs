@@ -5,6 +5,15 @@
 //! body is a visible part of what judging costs beyond parsing. Its fast form only says yes or
 //! no, so the standard check runs again on failure to find where the encoding breaks.
 
+/// The UTF-8 byte order mark. Every input path (an exchange file or stdin, a HAR file, the first
+/// line of a JSON Lines stream) skips one at the start, as editors on some systems write it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `bytes` without one leading byte order mark.
+pub fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(BOM).unwrap_or(bytes)
+}
+
 /// `bytes` as text, or the offset of the first byte that is not valid UTF-8.
 pub(crate) fn text(bytes: &[u8]) -> Result<&str, usize> {
     match simdutf8::basic::from_utf8(bytes) {

@@ -20,6 +20,7 @@ mod har_cli;
 mod har_read;
 mod hostile_corpus;
 mod hostile_strings;
+mod input_encoding;
 mod interop_peers;
 mod jsonl_cli;
 mod jsonl_run;
