@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use serde::Serialize;
 
 use super::{Format, exit, load_engine};
 use crate::outputs::{self, Style};
@@ -28,37 +27,6 @@ pub(crate) struct RulesArgs {
     /// Load the rule table from this directory instead of the built-in one.
     #[arg(long, value_name = "DIR")]
     rules: Option<PathBuf>,
-}
-
-#[derive(Serialize)]
-struct RuleOut<'a> {
-    id: &'a str,
-    title: &'a str,
-    summary: &'a str,
-    why: &'a str,
-    example: Option<&'a str>,
-    actor: &'a str,
-    layer: &'a str,
-    check: &'a str,
-    revisions: Vec<RevisionOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct PrecedenceOut<'a> {
-    band: &'a str,
-    rank: u32,
-}
-
-#[derive(Serialize)]
-struct RevisionOut<'a> {
-    protocol: &'a str,
-    level: &'a str,
-    outcome: Option<&'a str>,
-    precedence: Option<PrecedenceOut<'a>>,
-    severity: Option<&'a str>,
-    default: Option<&'a crate::rules::DefaultEffect>,
-    url: &'a str,
-    quote: &'a str,
 }
 
 pub(crate) fn run(a: RulesArgs, g: super::Global) -> ExitCode {
@@ -102,37 +70,7 @@ pub(crate) fn run(a: RulesArgs, g: super::Global) -> ExitCode {
             None => super::write_stdout(&outputs::rules::rule_list(table, a.protocol, style)),
         },
         Format::Json => {
-            let out: Vec<RuleOut<'_>> = selected
-                .iter()
-                .map(|r| RuleOut {
-                    id: &r.id,
-                    title: &r.title,
-                    summary: &r.summary,
-                    why: &r.why,
-                    example: r.example.as_deref(),
-                    actor: r.actor.as_ref(),
-                    layer: r.layer.as_ref(),
-                    check: r.check,
-                    revisions: r
-                        .revisions
-                        .iter()
-                        .filter_map(|p| table.active_rule(*p, &r.id))
-                        .map(|act| RevisionOut {
-                            protocol: act.protocol.as_str(),
-                            level: act.level.as_ref(),
-                            outcome: act.outcome.map(|o| o.as_str()),
-                            precedence: act.precedence.map(|p| PrecedenceOut {
-                                band: &table.bands()[p.band].name,
-                                rank: p.rank,
-                            }),
-                            severity: act.severity.map(|s| -> &str { s.into() }),
-                            default: act.default.as_ref(),
-                            url: &act.cite.url,
-                            quote: &act.cite.quote,
-                        })
-                        .collect(),
-                })
-                .collect();
+            let out = crate::views::rule_views(table, selected);
             super::write_stdout(
                 &(serde_json::to_string_pretty(&out).expect("rules serialize") + "\n"),
             );

@@ -3,8 +3,10 @@
 
 #[cfg(any(feature = "serve", feature = "probe"))]
 pub mod diag;
+pub mod rules;
 mod verdict;
 
+pub use rules::{PrecedenceView, RevisionView, RuleView, rule_views};
 pub use verdict::{
     CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
     classify_output_json_schema, omitted_message,

@@ -358,37 +358,6 @@ fn judge_many<'py>(
     Ok(list)
 }
 
-#[derive(Serialize)]
-struct RuleOut<'a> {
-    id: &'a str,
-    title: &'a str,
-    summary: &'a str,
-    why: &'a str,
-    example: Option<&'a str>,
-    actor: &'a str,
-    layer: &'a str,
-    check: &'a str,
-    revisions: Vec<RevisionOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct PrecedenceOut<'a> {
-    band: &'a str,
-    rank: u32,
-}
-
-#[derive(Serialize)]
-struct RevisionOut<'a> {
-    protocol: &'a str,
-    level: &'a str,
-    outcome: Option<&'a str>,
-    precedence: Option<PrecedenceOut<'a>>,
-    severity: Option<&'a str>,
-    default: Option<&'a mcp_verdict::rules::DefaultEffect>,
-    url: &'a str,
-    quote: &'a str,
-}
-
 /// The built-in rule table, in table order: one dict per rule, as `mcp-verdict rules --format
 /// json` prints it (`id`, `title`, `summary`, `why`, `example`, `actor`, `layer`, `check`, and
 /// per revision its `level`, `outcome`, `precedence`, `severity`, `default`, `url`, `quote`).
@@ -406,39 +375,13 @@ fn rules<'py>(py: Python<'py>, protocol: Option<&str>) -> PyResult<Bound<'py, Py
         })?),
     };
     let table = Engine::builtin().table();
-    let out: Vec<RuleOut<'_>> = table
-        .rules()
-        .iter()
-        .filter(|r| only.is_none_or(|p| r.revisions.contains(&p)))
-        .map(|r| RuleOut {
-            id: &r.id,
-            title: &r.title,
-            summary: &r.summary,
-            why: &r.why,
-            example: r.example.as_deref(),
-            actor: r.actor.as_ref(),
-            layer: r.layer.as_ref(),
-            check: r.check,
-            revisions: r
-                .revisions
-                .iter()
-                .filter_map(|p| table.active_rule(*p, &r.id))
-                .map(|act| RevisionOut {
-                    protocol: act.protocol.as_str(),
-                    level: act.level.as_ref(),
-                    outcome: act.outcome.map(|o| o.as_str()),
-                    precedence: act.precedence.map(|p| PrecedenceOut {
-                        band: &table.bands()[p.band].name,
-                        rank: p.rank,
-                    }),
-                    severity: act.severity.map(|s| -> &str { s.into() }),
-                    default: act.default.as_ref(),
-                    url: &act.cite.url,
-                    quote: &act.cite.quote,
-                })
-                .collect(),
-        })
-        .collect();
+    let out = mcp_verdict::views::rule_views(
+        table,
+        table
+            .rules()
+            .iter()
+            .filter(|r| only.is_none_or(|p| r.revisions.contains(&p))),
+    );
     to_py(py, &out)
 }
 
