@@ -264,12 +264,7 @@ pub fn actions(run: &CheckRun) -> Vec<Action<'_>> {
         });
     }
     for e in &run.stale {
-        let what = e
-            .rule
-            .clone()
-            .map(|r| format!("rule {r}"))
-            .or(e.outcome.map(|o| format!("outcome {o}")))
-            .unwrap_or_default();
+        let what = e.what();
         out.push(Action {
             kind: ActionKind::Stale,
             rule: STALE.to_string(),

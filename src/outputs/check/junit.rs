@@ -286,12 +286,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
             cases: Vec::new(),
         };
         for e in &run.stale {
-            let what = e
-                .rule
-                .clone()
-                .map(|r| format!("rule {r}"))
-                .or(e.outcome.map(|o| format!("outcome {o}")))
-                .unwrap_or_default();
+            let what = e.what();
             suite.cases.push(Case {
                 name: format!("{} {what}", e.file),
                 classname: e.protocol.to_string(),

@@ -89,11 +89,7 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>, o: TextOptions) -> St
                 .bold("Stale baseline entries (the listed failure no longer occurs; remove them):")
         );
         for e in &run.stale {
-            let what = match (&e.rule, e.outcome) {
-                (Some(r), _) => format!("rule {r}"),
-                (None, Some(o)) => format!("outcome {o}"),
-                _ => String::new(),
-            };
+            let what = e.what();
             let _ = writeln!(out, "  STALE {} [{}] {what}", esc(&e.file), e.protocol);
         }
     }

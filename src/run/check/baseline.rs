@@ -39,6 +39,17 @@ pub struct BaselineEntry {
     pub outcome: Option<Outcome>,
 }
 
+impl BaselineEntry {
+    /// What the entry lists, for people: `rule ID`, `outcome NAME`, or nothing.
+    pub fn what(&self) -> String {
+        match (&self.rule, self.outcome) {
+            (Some(r), _) => format!("rule {r}"),
+            (None, Some(o)) => format!("outcome {o}"),
+            _ => String::new(),
+        }
+    }
+}
+
 /// A loaded baseline.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Baseline {
