@@ -75,7 +75,7 @@ pub(super) fn answer_server_request(
         status,
         end,
         stopped: res.as_ref().ok().and_then(|r| r.stop),
-        redirect: res.as_ref().ok().and_then(super::runner::redirect_of),
+        redirect: res.as_ref().ok().and_then(super::http::Received::redirect),
         note,
     };
     Some((line, step))

@@ -156,6 +156,17 @@ pub(super) struct Received {
     pub final_message: Option<Value>,
 }
 
+impl Received {
+    /// Where a 3xx response points (its `Location`, sanitised), or `(no Location)`.
+    pub(super) fn redirect(&self) -> Option<String> {
+        (300..400).contains(&self.status).then(|| {
+            self.headers
+                .get("location")
+                .map_or_else(|| "(no Location)".to_string(), crate::views::diag::sanitize)
+        })
+    }
+}
+
 /// One HTTP request to send.
 pub(super) struct Outgoing<'a> {
     /// `POST`, `GET` or `DELETE`.

@@ -7,23 +7,13 @@ use super::ProbeConfig;
 use super::answers::{answer_server_request, capabilities_for};
 use super::http::{self, Outgoing, Received, Transport};
 use super::report::{HttpStep, RevisionRun, RunStatus};
-use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
-
-/// Where a 3xx response points (its `Location`, sanitised), or `(no Location)`.
-pub(super) fn redirect_of(r: &Received) -> Option<String> {
-    (300..400).contains(&r.status).then(|| {
-        r.headers
-            .get("location")
-            .map_or_else(|| "(no Location)".to_string(), sanitize)
-    })
-}
 
 /// Why a response is not a complete answer to its request, when it is not: a redirect, a
 /// body that ended (cut, closed, stalled, timed out) before the JSON-RPC response arrived, or
 /// an event stream that ended without it.
 pub(super) fn unanswered(r: &Received) -> Option<String> {
-    if let Some(to) = redirect_of(r) {
+    if let Some(to) = r.redirect() {
         return Some(format!(
             "redirected: HTTP {} to {to} (not followed)",
             r.status
@@ -149,9 +139,9 @@ impl<'a> Runner<'a> {
             status: res.as_ref().ok().map(|r| r.status),
             end: res.as_ref().ok().map(|r| r.end),
             stopped: res.as_ref().ok().and_then(|r| r.stop),
-            redirect: res.as_ref().ok().and_then(redirect_of),
+            redirect: res.as_ref().ok().and_then(Received::redirect),
             note: match &res {
-                Ok(r) => match (redirect_of(r), &r.end_note) {
+                Ok(r) => match (r.redirect(), &r.end_note) {
                     (Some(to), None) => Some(format!(
                         "redirected to {to}; the probe does not follow redirects"
                     )),

@@ -317,7 +317,7 @@ impl Runner<'_> {
             status: res.as_ref().ok().map(|r| r.status),
             end: res.as_ref().ok().map(|r| r.end),
             stopped: res.as_ref().ok().and_then(|r| r.stop),
-            redirect: res.as_ref().ok().and_then(super::runner::redirect_of),
+            redirect: res.as_ref().ok().and_then(super::http::Received::redirect),
             note,
         });
     }
