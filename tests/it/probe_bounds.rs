@@ -7,19 +7,10 @@ use std::net::{TcpListener, TcpStream};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::support::http::write_json_response;
 use mcp_verdict::Protocol;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use serde_json::{Value, json};
-
-fn write_json(stream: &mut TcpStream, body: &Value) {
-    let text = body.to_string();
-    let head = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        text.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(text.as_bytes());
-}
 
 fn sse_head(stream: &mut TcpStream) -> bool {
     stream
@@ -142,14 +133,14 @@ fn serve_connection(mut stream: TcpStream) {
                         return;
                     }
                     _ => {
-                        write_json(&mut stream, &done);
+                        write_json_response(&mut stream, &done);
                         continue;
                     }
                 }
             }
             _ => json!({}),
         };
-        write_json(
+        write_json_response(
             &mut stream,
             &json!({"jsonrpc": "2.0", "id": id, "result": result}),
         );

@@ -3,12 +3,13 @@
 //! parameters, `tools/list` paging, and a server that never answers (idle timeout before the
 //! response head).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::support::http::write_json_response;
 use mcp_verdict::Protocol;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use serde_json::{Value, json};
@@ -48,17 +49,6 @@ fn tools_page(cursor: Option<&str>) -> Value {
         }
         _ => json!({"tools": []}),
     }
-}
-
-fn respond(stream: &mut TcpStream, body: &Value) {
-    let text = body.to_string();
-    let head = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        text.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(text.as_bytes());
-    let _ = stream.flush();
 }
 
 fn serve_connection(mut stream: TcpStream, seen: Arc<Mutex<Vec<Seen>>>) {
@@ -125,7 +115,7 @@ fn serve_connection(mut stream: TcpStream, seen: Arc<Mutex<Vec<Seen>>>) {
             }),
             _ => json!({}),
         };
-        respond(
+        write_json_response(
             &mut stream,
             &json!({"jsonrpc": "2.0", "id": id, "result": result}),
         );

@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod corpus;
+pub mod http;
 pub mod judge;
 pub mod markdown;
 pub mod mutate;
