@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use mcp_verdict::outputs::check::html;
-use mcp_verdict::run::check::{self as report, Baseline, CheckOptions};
+use mcp_verdict::run::check::{self as report, CheckOptions};
 use serde_json::{Value, json};
 
 use crate::support::tools::{self, REQUIRE_BROWSER};
@@ -215,11 +215,7 @@ impl Session<'_> {
 /// The report of a failing corpus: the small corpus (a mismatch, failing findings, a baseline
 /// with a stale entry, files not judged) with the shipped fixtures under every revision.
 fn failing_report() -> PathBuf {
-    let baseline = Baseline::parse(
-        r#"[{"file": "tests/data/check/corpus/conformance/missing-result-type.json", "protocol": "2026-07-28", "rule": "base.result-type.required"},
-            {"file": "tests/data/check/corpus/ok/success-2025.json", "protocol": "2025-11-25", "outcome": "TOOL_ERROR"}]"#,
-    )
-    .unwrap();
+    let baseline = crate::support::corpus::listed_and_stale_baseline();
     let options = CheckOptions {
         baseline: Some(baseline),
         protocols: Some(mcp_verdict::Protocol::all().collect()),

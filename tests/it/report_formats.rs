@@ -5,18 +5,14 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use mcp_verdict::outputs::check::{html, json, junit, markdown, sarif, text};
-use mcp_verdict::run::check::{self as report, Baseline, CheckOptions, CheckRun, Coverage, Status};
+use mcp_verdict::run::check::{self as report, CheckOptions, CheckRun, Coverage, Status};
 use serde_json::Value;
 
 const D: &str = "tests/data/check/corpus";
 
 /// One run over every fixture, with a baseline holding one listed failure and one stale entry.
 static RUN: LazyLock<(CheckRun, Coverage)> = LazyLock::new(|| {
-    let baseline = Baseline::parse(
-        r#"[{"file": "tests/data/check/corpus/conformance/missing-result-type.json", "protocol": "2026-07-28", "rule": "base.result-type.required"},
-            {"file": "tests/data/check/corpus/ok/success-2025.json", "protocol": "2025-11-25", "outcome": "TOOL_ERROR"}]"#,
-    )
-    .unwrap();
+    let baseline = crate::support::corpus::listed_and_stale_baseline();
     let options = CheckOptions {
         baseline: Some(baseline),
         ..CheckOptions::default()
