@@ -277,3 +277,19 @@ def test_the_gil_is_released_while_judging():
     stop.set()
     t.join()
     assert max(gaps) < took / 2, (max(gaps), took)
+
+
+def test_typed_outcomes_and_layers_are_the_published_ones():
+    """types.py spells out the outcome and layer names; they must be the schema's."""
+    from typing import get_args
+
+    from mcp_verdict import types
+
+    schema = json.loads((ROOT / "schemas" / "classify-output.schema.json").read_text())
+    defs = schema["$defs"]
+
+    def names(d):
+        return sorted(x["const"] for x in d["oneOf"]) if "oneOf" in d else sorted(d["enum"])
+
+    assert sorted(get_args(types.Outcome)) == names(defs["Outcome"])
+    assert sorted(get_args(types.Layer)) == names(defs["Layer"])

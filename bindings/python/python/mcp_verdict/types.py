@@ -26,6 +26,7 @@ Outcome = Literal[
     "DELIVERY_UNKNOWN",
     "NOT_A_TOOL_CALL",
     "NOTIFICATION_ACCEPTED",
+    "NESTING_TOO_DEEP",
 ]
 Layer = Literal["transport", "framing", "protocol", "interaction", "application"]
 Severity = Literal["error", "warning", "info"]
