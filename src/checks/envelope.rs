@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::framing::kind;
 use crate::check_api::{Cx, Eval, Params};
-use crate::wire::analysis::{as_integer, ids_equal};
+use crate::wire::analysis::ids_equal;
 
 crate::check_api::declare_checks! {
     "jsonrpc_version" => jsonrpc_version, [], [], MESSAGE,
@@ -113,7 +113,7 @@ fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
 
 /// Whether a value is a JSON-RPC id as MCP's `RequestId` defines it: a string or an integer.
 fn is_request_id(v: &Value) -> bool {
-    v.is_string() || v.is_u64() || as_integer(v).is_some()
+    v.is_string() || crate::wire::number::is_integer_value(v)
 }
 
 fn error_id_present(cx: &Cx<'_>, p: &Params) -> Eval {

@@ -380,13 +380,20 @@ impl<'x> Analysis<'x> {
 }
 
 /// Reads an integer from a JSON number written either way (`-32602` or `-32602.0`), as JSON
-/// Schema's `integer` does.
+/// Schema's `integer` does,
+/// decided on the number's digits: `-32602.0000000000000001` is no integer, although a double
+/// rounds it to one.
 pub fn as_integer(v: &Value) -> Option<i64> {
-    if let Some(i) = v.as_i64() {
+    let n = v.as_number()?;
+    if let Some(i) = n.as_i64() {
         return Some(i);
     }
-    let f = v.as_f64()?;
-    (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+    if !crate::wire::number::is_integer(n) {
+        return None;
+    }
+    // Within 2^53 a double holds every integer exactly.
+    let f = n.as_f64()?;
+    (f.abs() < 9.0e15).then_some(f as i64)
 }
 
 /// Whether a JSON object in a non-2xx body is a JSON-RPC response (and so worth judging), as
@@ -456,13 +463,7 @@ fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usiz
 
 /// JSON-RPC id equality: same type and value; numbers compare numerically (`2` equals `2.0`).
 pub fn ids_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        _ => a == b,
-    }
+    crate::wire::number::ids_equal(a, b)
 }
 
 fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {

@@ -14,6 +14,7 @@ mod deep_json;
 mod diag_record;
 mod engine_props;
 mod engine_schema_errors;
+mod exact_numbers;
 mod fast_schema;
 mod fixtures;
 mod har_cli;
