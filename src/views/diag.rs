@@ -200,7 +200,7 @@ pub fn record(
     r.method = f.request_method.as_deref().map(str::to_string);
     r.post_count = 1;
     r.http_statuses = vec![f.http_status];
-    r.content_type = ex.response_headers.get("content-type").map(str::to_string);
+    r.content_type = ex.response_headers.get("content-type").map(sanitize);
     r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
     r.final_response = match &f.stream {
         Some(s) => s.final_response,

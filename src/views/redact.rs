@@ -851,6 +851,31 @@ mod tests {
         assert_eq!(Policy::off().value(&v), v);
     }
 
+    proptest::proptest! {
+        /// Serialised JSON stays JSON whatever its strings hold, and free text never panics.
+        #[test]
+        fn redacted_json_still_parses(
+            s in "[a-zA-Z0-9 :=\"\\\\\n/?&#@._'é-]{0,40}",
+            k in "(token|password|Authorization|api_key|x|url)",
+        ) {
+            let mut p = Policy::new();
+            p.add_header("X-Custom", "custom");
+            let v = json!({
+                &k: &s,
+                "message": format!("Authorization: {s} Bearer {s} token={s} https://h/?code={s}"),
+                "nested": json!({&k: &s, "x": format!("eyJabcdefgh.{s}")}).to_string(),
+                "list": [format!("X-Custom: {s}"), format!("\"{k}\": \"{s}\"")]
+            });
+            for doc in [v.to_string(), serde_json::to_string_pretty(&v).unwrap()] {
+                let red = p.text(&doc);
+                let back = serde_json::from_str::<Value>(&red);
+                proptest::prop_assert!(back.is_ok(), "{} -> {}", doc, red);
+            }
+            let _ = p.text(&s);
+            let _ = p.url(&s);
+        }
+    }
+
     #[test]
     fn hostile_input_does_not_panic() {
         let p = Policy::new();
