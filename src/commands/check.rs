@@ -120,6 +120,11 @@ struct Inner {
     /// and no summary line goes to stderr.
     #[arg(short, long, conflicts_with = "verbose")]
     quiet: bool,
+    /// Show and record what the server sent as it is: no redaction of credentials
+    /// (Authorization, cookies, --header values, bearer tokens, keys, credential-named URL
+    /// parameters) in any output, record or log.
+    #[arg(long)]
+    no_redact: bool,
 }
 
 /// The `check` arguments, with the positions of `--format` and `--output` values so that each
@@ -236,6 +241,7 @@ fn read_stdin() -> Result<StdinInput, std::io::Error> {
 }
 
 pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
+    super::set_redaction(a.inner.no_redact, &[]);
     let outputs = match pair_outputs(&a) {
         Ok(o) => o,
         Err(e) => return usage(e),

@@ -14,7 +14,7 @@ use crate::outputs::jsonl::JsonLines;
 use crate::outputs::{Style, safe, write_stdout};
 use crate::run::stream::{self, JsonlOptions};
 use crate::run::{Origin, revision_message};
-use crate::views::JudgementOut;
+use crate::views::{JudgementOut, redact};
 use crate::wire::exchange::ExchangeFile;
 use crate::{inputs, outputs, run};
 
@@ -90,9 +90,15 @@ pub(crate) struct ClassifyArgs {
     /// With --jsonl: no progress bar and no summary line on stderr.
     #[arg(short, long, conflicts_with = "summary")]
     quiet: bool,
+    /// Show and record what the server sent as it is: no redaction of credentials
+    /// (Authorization, cookies, --header values, bearer tokens, keys, credential-named URL
+    /// parameters) in any output, record or log.
+    #[arg(long)]
+    no_redact: bool,
 }
 
 pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
+    super::set_redaction(a.no_redact, &[]);
     let engine = match load_engine(&a.rules) {
         Ok(t) => t,
         Err(code) => return code,
@@ -129,7 +135,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
             eprintln!(
                 "mcp-verdict: {}: not a valid exchange file: {}",
                 safe::text(&label),
-                safe::text(&e.to_string())
+                safe::text(&redact::text(&e.to_string()))
             );
             return ExitCode::from(exit::INPUT);
         }
@@ -177,7 +183,7 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
             eprintln!(
                 "mcp-verdict: {}: not a valid HAR file: {}",
                 safe::text(&label),
-                safe::text(&e.to_string())
+                safe::text(&redact::text(&e.to_string()))
             );
             return ExitCode::from(exit::INPUT);
         }

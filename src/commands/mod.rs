@@ -129,6 +129,22 @@ pub(crate) fn load_engine(dir: &Option<std::path::PathBuf>) -> Result<&'static E
     }
 }
 
+/// Sets the redaction policy every output of the command follows ([`crate::views::redact`]):
+/// none with `--no-redact`, else the default policy with each of `headers` (the ones given to
+/// `probe --header`) secret whatever its name.
+pub(crate) fn set_redaction(no_redact: bool, headers: &[(String, String)]) {
+    use crate::views::redact::{self, Policy};
+    if no_redact {
+        redact::set(Policy::off());
+        return;
+    }
+    let mut policy = Policy::new();
+    for (name, value) in headers {
+        policy.add_header(name, value);
+    }
+    redact::set(policy);
+}
+
 /// Writes to stdout; a reader that closed the pipe early (e.g. `| head`) is not an error.
 pub(crate) fn write_stdout(text: &str) {
     use std::io::Write;

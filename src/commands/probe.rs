@@ -11,6 +11,7 @@ use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
 use crate::outputs::probe::render_text;
 use crate::probe::{self, CallSpec, Limits, ProbeConfig, ProbeError, Timeouts};
+use crate::views::redact;
 use crate::vocab::{Protocol, exit};
 
 /// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
@@ -49,8 +50,8 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_rounds: u32,
 
-    /// Extra header sent on every request, `Name: value` (repeatable). Secret values
-    /// (Authorization, cookies, *-Api-Key, *token*) are redacted in records and output.
+    /// Extra header sent on every request, `Name: value` (repeatable). Its value is redacted
+    /// in records, logs and output, whatever the header's name (see --no-redact).
     #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
 
@@ -93,6 +94,12 @@ pub struct ProbeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+
+    /// Show and record what the server sent as it is: no redaction of credentials
+    /// (Authorization, cookies, --header values, bearer tokens, keys, credential-named URL
+    /// parameters) in any output, record or log.
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 fn probe_help() -> String {
@@ -307,6 +314,7 @@ impl ProbeArgs {
 
 /// Runs `probe`.
 pub(crate) fn run(args: ProbeArgs, g: super::Global) -> ExitCode {
+    super::set_redaction(args.no_redact, &args.headers);
     let config = match args.to_config() {
         Ok(c) => c,
         Err(e) => {
@@ -321,7 +329,7 @@ pub(crate) fn run(args: ProbeArgs, g: super::Global) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
         Err(e @ ProbeError::Unreachable { .. }) => {
-            eprintln!("mcp-verdict probe: {e}");
+            eprintln!("mcp-verdict probe: {}", redact::text(&e.to_string()));
             return ExitCode::from(exit::INPUT);
         }
     };

@@ -78,6 +78,12 @@ pub(crate) struct ServeArgs {
     /// Most 2025-11-25 sessions kept; past it the least recently used one is dropped.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS, value_parser = parse_positive)]
     pub max_sessions: usize,
+
+    /// Log what the client and the server sent as it is: no redaction of credentials
+    /// (Authorization, cookies, --header values, bearer tokens, keys, credential-named URL
+    /// parameters) in any output, record or log.
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 fn parse_positive(s: &str) -> Result<usize, String> {
@@ -99,6 +105,7 @@ the last 1000 diagnostic records (--log writes every one).
 
 /// Runs `serve` until the process is interrupted.
 pub(crate) fn run(args: ServeArgs) -> ExitCode {
+    super::set_redaction(args.no_redact, &[]);
     if args.list {
         print!("{}", render_list());
         return ExitCode::SUCCESS;

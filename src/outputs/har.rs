@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::Style;
 use super::safe::text as esc;
 use crate::run::har::{EntryResult, Report, Summary, entry_label};
-use crate::views::JudgementOut;
+use crate::views::{JudgementOut, redact};
 
 /// One entry in `--format json` output.
 #[derive(Clone, Debug, Serialize)]
@@ -16,7 +16,7 @@ pub struct EntryOut {
     pub index: usize,
     /// HTTP method.
     pub method: String,
-    /// Request URL.
+    /// Request URL (credential-named query parameters redacted).
     pub url: String,
     /// `startedDateTime`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,7 +69,7 @@ pub fn view(report: &Report<'_, '_>, file: &str) -> ReportOut {
             let mut out = EntryOut {
                 index: e.index,
                 method: e.method.clone(),
-                url: e.url.clone(),
+                url: redact::url(&e.url).into_owned(),
                 started: e.started.clone(),
                 tool: e.tool.clone(),
                 judgement: None,
@@ -77,7 +77,11 @@ pub fn view(report: &Report<'_, '_>, file: &str) -> ReportOut {
                 not_recorded: false,
                 reason: None,
                 error: None,
-                notes: e.notes.clone(),
+                notes: e
+                    .notes
+                    .iter()
+                    .map(|n| redact::text(n).into_owned())
+                    .collect(),
             };
             match r {
                 EntryResult::Judged(j) => {
@@ -88,9 +92,9 @@ pub fn view(report: &Report<'_, '_>, file: &str) -> ReportOut {
                 }
                 EntryResult::NotRecorded(why) => {
                     out.not_recorded = true;
-                    out.reason = Some(why.clone());
+                    out.reason = Some(redact::text(why).into_owned());
                 }
-                EntryResult::NotJudged(why) => out.error = Some(why.clone()),
+                EntryResult::NotJudged(why) => out.error = Some(redact::text(why).into_owned()),
                 EntryResult::Skipped(k) => out.skipped = Some(k.label()),
             }
             out
@@ -137,7 +141,7 @@ pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
                 "entry {}: {} {}{tool}",
                 e.index,
                 esc(&e.method),
-                esc(&e.url)
+                esc(&redact::url(&e.url))
             ))
         );
         match r {
@@ -147,15 +151,15 @@ pub fn text(report: &Report<'_, '_>, file: &str, style: Style) -> String {
                 out.push_str(text.split_once('\n').map_or("", |(_, rest)| rest));
             }
             EntryResult::NotRecorded(why) => {
-                let _ = writeln!(out, "  body not recorded: {}", esc(why));
+                let _ = writeln!(out, "  body not recorded: {}", esc(&redact::text(why)));
             }
             EntryResult::NotJudged(why) => {
-                let _ = writeln!(out, "  not judged: {}", esc(why));
+                let _ = writeln!(out, "  not judged: {}", esc(&redact::text(why)));
             }
             EntryResult::Skipped(_) => {}
         }
         for n in &e.notes {
-            let _ = writeln!(out, "  {} {}", style.dim("capture:"), esc(n));
+            let _ = writeln!(out, "  {} {}", style.dim("capture:"), esc(&redact::text(n)));
         }
     }
     let s = &report.summary;

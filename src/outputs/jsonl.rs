@@ -39,6 +39,8 @@ impl LineFormat for JsonLines {
     }
 
     fn error(&self, line: usize, error: &str) -> String {
+        // A parser's message may quote a value of the line.
+        let error = &*crate::views::redact::text(error);
         super::safe::json(
             serde_json::to_string(&ErrorOut { line, error }).expect("records serialize"),
         )

@@ -9,13 +9,12 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::safe::text as esc;
 use super::{self as outputs, Style};
 use crate::probe::{
     CallExchange, CallKind, HttpStep, ProbeReport, ReadStop, RevisionRun, RunStatus,
 };
-use crate::views::JudgementOut;
 use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
+use crate::views::{JudgementOut, redact};
 use crate::vocab::Protocol;
 use crate::wire::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
 
@@ -173,8 +172,12 @@ impl ProbeReport {
 fn run_out(r: &RevisionRun) -> RunOut {
     RunOut {
         protocol: r.protocol,
-        status: r.status.clone(),
-        server: r.server.clone(),
+        status: match &r.status {
+            RunStatus::Probed => RunStatus::Probed,
+            RunStatus::Unsupported(why) => RunStatus::Unsupported(shown(why)),
+            RunStatus::Failed(why) => RunStatus::Failed(shown(why)),
+        },
+        server: r.server.as_ref().map(redact::value),
         tools: r
             .tools
             .iter()
@@ -188,7 +191,15 @@ fn run_out(r: &RevisionRun) -> RunOut {
             })
             .collect(),
         posts: r.post_count(),
-        http: r.steps.clone(),
+        http: r
+            .steps
+            .iter()
+            .map(|s| HttpStep {
+                redirect: s.redirect.as_deref().map(shown),
+                note: s.note.as_deref().map(shown),
+                ..s.clone()
+            })
+            .collect(),
         exchanges: r
             .exchanges
             .iter()
@@ -203,15 +214,15 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 call_posts: x.call_posts,
                 statuses: x.call_statuses.clone(),
                 end: x.exchange.end,
-                end_note: x.end_note.clone(),
+                end_note: x.end_note.as_deref().map(shown),
                 stopped: r.steps[..x.steps_so_far]
                     .iter()
                     .rev()
                     .find(|s| s.rpc_method.as_deref() == Some("tools/call"))
                     .and_then(|s| s.stopped),
-                unanswered: x.unanswered.clone(),
-                server_requests: x.server_requests.clone(),
-                follow_up: x.follow_up.clone(),
+                unanswered: x.unanswered.as_deref().map(shown),
+                server_requests: x.server_requests.iter().map(|q| shown(q)).collect(),
+                follow_up: x.follow_up.as_deref().map(shown),
                 judgement: crate::views::JudgementOut::of(&x.judgement, x.exchange.name.clone()),
             })
             .collect(),
@@ -220,9 +231,22 @@ fn run_out(r: &RevisionRun) -> RunOut {
             .iter()
             .map(|(label, error)| FailureOut {
                 label: label.clone(),
-                error: error.clone(),
+                error: shown(error),
             })
             .collect(),
+    }
+}
+
+/// What the server (or the connection) said, as shown: redacted ([`redact`]).
+fn shown(s: &str) -> String {
+    redact::text(s).into_owned()
+}
+
+/// Text for the text report: redacted ([`redact`]), then escaped ([`super::safe`]).
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    match redact::text(s) {
+        std::borrow::Cow::Borrowed(b) => super::safe::text(b),
+        std::borrow::Cow::Owned(o) => std::borrow::Cow::Owned(super::safe::text(&o).into_owned()),
     }
 }
 
@@ -252,7 +276,8 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
     let ex = &x.exchange;
     let (body, body_base64) = match std::str::from_utf8(&ex.body) {
         Ok(_) if ex.body.is_empty() => (None, None),
-        Ok(t) => (Some(t.to_string()), None),
+        // Redacted text stays JSON (or SSE) where it was: only string contents are replaced.
+        Ok(t) => (Some(redact::text(t).into_owned()), None),
         Err(_) => (
             None,
             Some(base64::engine::general_purpose::STANDARD.encode(&ex.body)),
@@ -271,7 +296,10 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
             x.call.name, x.round
         )),
         protocol: Some(ProtocolField::One(x.verdict().protocol)),
-        request: ex.request.clone(),
+        request: crate::wire::exchange::RecordedRequest {
+            body: ex.request.body.as_ref().map(redact::value),
+            ..ex.request.clone()
+        },
         response: RecordedResponse {
             status: ex.status,
             headers: ex.response_headers.clone(),
@@ -280,7 +308,7 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
             body_json: None,
             end: ex.end,
         },
-        tool: ex.tool.clone(),
+        tool: ex.tool.as_ref().map(redact::value),
         initialize: ex.initialize.clone(),
         expect: Default::default(),
     }
@@ -300,7 +328,7 @@ fn diag_record(x: &CallExchange) -> DiagRecord {
 
 /// The text report: per revision, its setup; per exchange, the HTTP requests so far with
 /// their statuses, then the verdict as `classify` renders it. What the server sent (tool names,
-/// server info, notes) is escaped ([`super::safe`]).
+/// server info, notes) is redacted ([`redact`]) and escaped ([`super::safe`]).
 pub fn render_text(report: &ProbeReport, style: Style) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", style.bold("probe"), esc(&report.url));

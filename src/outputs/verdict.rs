@@ -5,9 +5,11 @@ use std::fmt::Write as _;
 use super::Style;
 use super::safe::text as esc;
 use crate::judge::{Judgement, Verdict};
+use crate::views::redact;
 
 /// Renders a judgement: one block per revision, then what differs. Every string that came
-/// from the exchange (and the label, a file name) is escaped ([`super::safe`]).
+/// from the exchange (and the label, a file name) is escaped ([`super::safe`]), and what the
+/// server wrote is redacted ([`redact`]).
 pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
     let mut out = String::new();
     let label = &*esc(label);
@@ -38,7 +40,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
         style.outcome(v),
         style.dim(&format!("[{} layer]", v.layer()))
     );
-    let _ = writeln!(out, "    {}", esc(&v.summary()));
+    let _ = writeln!(out, "    {}", esc(&redact::text(&v.summary())));
     let table = v.table();
     let mut cite = |kind: &str, a: &crate::rules::Active| {
         let r = table.rule_of(a);
@@ -80,7 +82,7 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
                 style.severity(f.severity),
                 f.rule.id,
                 at,
-                esc(&f.message)
+                esc(&redact::text(&f.message))
             );
         }
     }
@@ -102,9 +104,9 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             &serde_json::to_value(advice.action)
                 .map_or_else(|_| "?".into(), |a| a.as_str().unwrap_or("?").to_string())
         ),
-        esc(&advice.detail)
+        esc(&redact::text(&advice.detail))
     );
     for n in &v.notes {
-        let _ = writeln!(out, "    {} {}", style.dim("note:"), esc(n));
+        let _ = writeln!(out, "    {} {}", style.dim("note:"), esc(&redact::text(n)));
     }
 }

@@ -1,6 +1,6 @@
 //! One `tools/call` and its follow-ups: the request (with `_meta.progressToken` and, under
-//! 2026-07-28, the `Mcp-Param-*` headers), the exchange as received (secret header values
-//! redacted) and its judgement, the `input_required` follow-up rounds and the answers to
+//! 2026-07-28, the `Mcp-Param-*` headers), the exchange as received and its judgement (the
+//! exchange kept with secret header values redacted), the `input_required` follow-up rounds and the answers to
 //! server requests on a 2025-11-25 call's stream, both taken from `--answers` (which also
 //! decides the client capabilities declared).
 
@@ -13,7 +13,7 @@ use super::report::CallExchange;
 use super::runner::Runner;
 use super::{CLIENT_NAME, headers};
 use crate::judge::{Options, judge};
-use crate::views::diag::REDACTED;
+use crate::views::redact;
 use crate::vocab::protocol::meta::PROGRESS_TOKEN;
 use crate::vocab::{Outcome, Protocol};
 use crate::wire::exchange::{Exchange, Headers, RecordedRequest};
@@ -88,7 +88,8 @@ impl Runner<'_> {
                     return;
                 }
             };
-            let exchange = self.exchange_of(&label, round, &headers, &body, &r, tool_def.clone());
+            let mut exchange =
+                self.exchange_of(&label, round, &headers, &body, &r, tool_def.clone());
             let judgement = judge(
                 &exchange,
                 &Options {
@@ -97,6 +98,8 @@ impl Runner<'_> {
                 },
             )
             .expect("the revision is given explicitly");
+            // Judged as received; kept (and so recorded and shown) with secrets redacted.
+            redact_headers(&mut exchange);
             let outcome = judgement.verdicts[0].outcome;
             let mut x = CallExchange {
                 label: label.clone(),
@@ -202,13 +205,11 @@ impl Runner<'_> {
             request: RecordedRequest {
                 method: Some("POST".into()),
                 url: Some(self.url.to_string()),
-                headers: Headers::new(redact_headers(
-                    sent.iter().map(|(n, v)| (n.as_str(), v.as_str())),
-                )),
+                headers: Headers::new(sent.iter().map(|(n, v)| (n.as_str(), v.as_str()))),
                 body: Some(body.clone()),
             },
             status: r.status,
-            response_headers: Headers::new(redact_headers(r.headers.iter())),
+            response_headers: r.headers.clone(),
             body: r.body.clone(),
             end: r.end,
             tool,
@@ -218,37 +219,22 @@ impl Runner<'_> {
     }
 }
 
-/// Whether a header carries a secret: `Authorization`, `Proxy-Authorization`, `Cookie`,
-/// `Set-Cookie`, `*-Api-Key`, anything with `token`, `secret` or `session-id` in its name.
-fn is_secret_header(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == "authorization"
-        || n == "proxy-authorization"
-        || n == "cookie"
-        || n == "set-cookie"
-        || n == "api-key"
-        || n.ends_with("-api-key")
-        || n.contains("token")
-        || n.contains("secret")
-        || n.contains("session-id")
-}
-
-/// Header fields with secret values replaced by `[REDACTED]`.
-fn redact_headers<'a, I>(headers: I) -> Vec<(String, String)>
-where
-    I: IntoIterator<Item = (&'a str, &'a str)>,
-{
-    headers
-        .into_iter()
-        .map(|(n, v)| {
-            let v = if is_secret_header(n) {
-                REDACTED.to_string()
-            } else {
-                v.to_string()
-            };
-            (n.to_string(), v)
-        })
-        .collect()
+/// Replaces the values of secret headers, request and response, by `[REDACTED]` under the
+/// policy in force ([`redact`]: `Authorization`, cookies, `*-Api-Key`, `*token*`, session ids
+/// and every header given with `--header`).
+fn redact_headers(ex: &mut Exchange) {
+    let policy = redact::current();
+    if !policy.is_enabled() {
+        return;
+    }
+    let redacted = |h: &Headers| {
+        Headers::new(
+            h.iter()
+                .map(|(n, v)| (n.to_string(), policy.header(n, v).into_owned())),
+        )
+    };
+    ex.request.headers = redacted(&ex.request.headers);
+    ex.response_headers = redacted(&ex.response_headers);
 }
 
 #[cfg(test)]
@@ -257,25 +243,32 @@ mod tests {
 
     #[test]
     fn secret_headers_are_redacted() {
-        let h = redact_headers([
+        let mut ex = Exchange::new(
+            None,
+            200,
+            Headers::new([("Set-Cookie", "a=b"), ("Content-Type", "application/json")]),
+            Vec::new(),
+        );
+        ex.request.headers = Headers::new([
             ("Authorization", "Bearer abc"),
             ("X-Api-Key", "k"),
             ("X-Auth-Token", "t"),
             ("Mcp-Session-Id", "s"),
-            ("Set-Cookie", "a=b"),
             ("Accept", "application/json"),
         ]);
-        let values: Vec<&str> = h.iter().map(|(_, v)| v.as_str()).collect();
+        redact_headers(&mut ex);
+        let values: Vec<&str> = ex.request.headers.iter().map(|(_, v)| v).collect();
         assert_eq!(
             values,
             [
-                REDACTED,
-                REDACTED,
-                REDACTED,
-                REDACTED,
-                REDACTED,
+                redact::REDACTED,
+                redact::REDACTED,
+                redact::REDACTED,
+                redact::REDACTED,
                 "application/json"
             ]
         );
+        let values: Vec<&str> = ex.response_headers.iter().map(|(_, v)| v).collect();
+        assert_eq!(values, [redact::REDACTED, "application/json"]);
     }
 }

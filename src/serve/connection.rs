@@ -16,7 +16,7 @@ use super::execute::{After, execute};
 use super::http::{self, ReadResult, Request};
 use super::reply::{error_msg, json_reply, method_not_allowed};
 use super::{ServeConfig, Shared, v2025_11_25};
-use crate::views::diag::{DiagRecord, Side};
+use crate::views::diag::{DiagRecord, Side, sanitize};
 use crate::vocab::http::TEXT_PLAIN;
 use crate::vocab::protocol::code;
 
@@ -220,11 +220,15 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
         };
     let mut record = DiagRecord::new(Side::Serve);
     record.client = exchange.client;
-    record.protocol_version = exchange.protocol_version;
+    // What the client sent is recorded and logged redacted (and bounded), like its client name.
+    record.protocol_version = exchange.protocol_version.as_deref().map(sanitize);
     record.scenario = Some(config.scenario.to_string());
-    record.method = exchange.method;
+    record.method = exchange.method.as_deref().map(sanitize);
     record.post_count = post_no;
-    record.jsonrpc.id = exchange.id;
+    record.jsonrpc.id = exchange.id.map(|id| match id {
+        serde_json::Value::String(_) => crate::views::redact::value(&id),
+        other => other,
+    });
     let after = execute(shared, stream, reply, chunked, &mut record);
     record.ts = crate::views::diag::now_rfc3339();
     push_record(shared, record);

@@ -7,13 +7,12 @@
 //! Everything that may carry a secret (error messages, error data, client
 //! names) goes through [`sanitize`] / [`sanitize_value`] first.
 
-use std::sync::LazyLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::redact::is_secret_key;
 use crate::wire::exchange::BodyEnd;
 
 /// Which tool wrote a record.
@@ -201,7 +200,7 @@ pub fn record(
     r.method = f.request_method.as_deref().map(str::to_string);
     r.post_count = 1;
     r.http_statuses = vec![f.http_status];
-    r.content_type = ex.response_headers.get("content-type").map(str::to_string);
+    r.content_type = ex.response_headers.get("content-type").map(sanitize);
     r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
     r.final_response = match &f.stream {
         Some(s) => s.final_response,
@@ -266,94 +265,18 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// Default bound applied by [`sanitize`], in characters.
 pub const SANITIZE_MAX_CHARS: usize = 512;
 
-/// Replacement text for a redacted secret.
-pub const REDACTED: &str = "[REDACTED]";
+pub use super::redact::REDACTED;
 
-struct Rule {
-    re: Regex,
-    replacement: &'static str,
-}
-
-static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let rule = |pattern: &str, replacement: &'static str| Rule {
-        re: Regex::new(pattern).expect("sanitize pattern compiles"),
-        replacement,
-    };
-    vec![
-        // Credential-bearing header lines: keep the name, drop the value.
-        rule(
-            r"(?im)\b((?:proxy-)?authorization|cookie|set-cookie|x-api-key|api-key|x-auth-token|x-access-token|x-csrf-token|x-amz-security-token)(\s*[:=]\s*)[^\r\n]*",
-            "${1}${2}[REDACTED]",
-        ),
-        // Auth schemes written inline ("Bearer abc.def", "Basic dXNlcjpwYXNz").
-        rule(
-            r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{6,}=*",
-            "${1} [REDACTED]",
-        ),
-        // Basic credentials: base64 with at least one digit, '+', '/' or '='
-        // (so that prose such as "basic validation" is left alone).
-        rule(
-            r"(?i)\b(basic)\s+[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*={0,2}",
-            "${1} [REDACTED]",
-        ),
-        // JWT-shaped strings (header.payload.signature, base64url, header starts with eyJ).
-        rule(
-            r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
-            "[REDACTED]",
-        ),
-        // Well-known API key / token prefixes.
-        rule(
-            r"\b(?:sk|pk|rk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{12,}",
-            "[REDACTED]",
-        ),
-        rule(
-            r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{16,}|\bgithub_pat_[A-Za-z0-9_]{16,}",
-            "[REDACTED]",
-        ),
-        rule(r"\bglpat-[A-Za-z0-9_-]{12,}", "[REDACTED]"),
-        rule(r"\bxox[abprs]-[A-Za-z0-9-]{10,}", "[REDACTED]"),
-        rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", "[REDACTED]"),
-        rule(r"\bAIza[0-9A-Za-z_-]{30,}", "[REDACTED]"),
-        // User info in URLs: scheme://user:password@host
-        rule(
-            r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@",
-            "${1}[REDACTED]@",
-        ),
-        // JSON members with secret-looking names: "password": "..."
-        rule(
-            r#"(?i)("(?:[a-z0-9_-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|credential|private[_-]?key|session[_-]?id|cookie|authorization))"\s*:\s*)"(?:[^"\\]|\\.)*""#,
-            r#"${1}"[REDACTED]""#,
-        ),
-        // key=value / key: value pairs with secret-looking keys.
-        rule(
-            r"(?i)\b([a-z0-9_-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|credential|private[_-]?key|session[_-]?id))(\s*[=:]\s*)[^\s&,;'\x22]+",
-            "${1}${2}[REDACTED]",
-        ),
-    ]
-});
-
-/// Redacts credentials in `text` and bounds it to [`SANITIZE_MAX_CHARS`] characters.
-///
-/// Redacted: values of `Authorization`, `Proxy-Authorization`, `Cookie`,
-/// `Set-Cookie`, `X-Api-Key`-like headers; `Bearer`/`Basic` credentials;
-/// JWT-shaped strings; well-known key formats (`sk-…`, `ghp_…`, `github_pat_…`,
-/// `glpat-…`, `xox?-…`, `AKIA…`, `AIza…`); passwords in URLs; and values of
-/// `password=`, `token:`, `"api_key": "…"` and similar pairs. Text longer than
-/// the bound is cut on a character boundary and ends with
-/// `…[truncated N chars]`, where N counts the characters removed.
+/// Redacts secrets in `text` under the policy in force ([`super::redact`]) and bounds it to
+/// [`SANITIZE_MAX_CHARS`] characters. Text longer than the bound is cut on a character
+/// boundary and ends with `…[truncated N chars]`, where N counts the characters removed.
 pub fn sanitize(text: &str) -> String {
     sanitize_with_limit(text, SANITIZE_MAX_CHARS)
 }
 
 /// [`sanitize`] with an explicit bound in characters.
 pub fn sanitize_with_limit(text: &str, max_chars: usize) -> String {
-    let mut out = text.to_owned();
-    for rule in RULES.iter() {
-        if rule.re.is_match(&out) {
-            out = rule.re.replace_all(&out, rule.replacement).into_owned();
-        }
-    }
-    truncate_chars(out, max_chars)
+    truncate_chars(super::redact::text(text).into_owned(), max_chars)
 }
 
 fn truncate_chars(s: String, max_chars: usize) -> String {
@@ -369,29 +292,10 @@ fn truncate_chars(s: String, max_chars: usize) -> String {
     format!("{}…[truncated {} chars]", &s[..cut], total - max_chars)
 }
 
-/// Object keys whose values are replaced wholesale by [`sanitize_value`].
-fn is_secret_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase().replace(['-', '_'], "");
-    const NEEDLES: [&str; 12] = [
-        "password",
-        "passwd",
-        "secret",
-        "token",
-        "apikey",
-        "authorization",
-        "cookie",
-        "setcookie",
-        "credential",
-        "privatekey",
-        "sessionid",
-        "pwd",
-    ];
-    NEEDLES.iter().any(|n| k.contains(n))
-}
-
 /// Sanitises a JSON value (e.g. JSON-RPC `error.data`): every string goes
 /// through [`sanitize`], values under secret-looking keys (`password`,
-/// `token`, `authorization`, `cookie`, `apiKey`, …) become `"[REDACTED]"`,
+/// `token`, `authorization`, `cookie`, `apiKey`, …) become `"[REDACTED]"`
+/// (unless the policy in force is off),
 /// and arrays/objects deeper than 8 levels or longer than 64 members are cut.
 pub fn sanitize_value(value: &Value) -> Value {
     sanitize_value_depth(value, 0)
@@ -426,7 +330,7 @@ fn sanitize_value_depth(value: &Value, depth: usize) -> Value {
             let mut out = serde_json::Map::new();
             for (k, v) in map.iter().take(MAX_MEMBERS) {
                 let key = sanitize_with_limit(k, 128);
-                let val = if is_secret_key(k) && !v.is_null() {
+                let val = if super::redact::enabled() && is_secret_key(k) && !v.is_null() {
                     Value::String(REDACTED.into())
                 } else {
                     sanitize_value_depth(v, depth + 1)

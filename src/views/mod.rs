@@ -3,6 +3,7 @@
 
 #[cfg(any(feature = "serve", feature = "probe"))]
 pub mod diag;
+pub mod redact;
 pub mod rules;
 mod verdict;
 

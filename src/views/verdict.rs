@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::redact;
 use crate::advice::RetryAdvice;
 use crate::judge::{Difference, Facts, Judgement, Verdict};
 use crate::rules::Active;
@@ -162,7 +163,7 @@ impl VerdictOut {
             protocol: v.protocol,
             outcome: v.outcome,
             layer: v.layer(),
-            summary: v.summary(),
+            summary: redact::text(&v.summary()).into_owned(),
             cites,
             defaults: v
                 .defaults
@@ -188,16 +189,70 @@ impl VerdictOut {
                     pointer: f.pointer.clone(),
                     path: json_path(&f.pointer),
                     event: f.event,
-                    message: f.message.clone(),
+                    message: redact::text(&f.message).into_owned(),
                     url: f.active.cite.url.clone(),
                 })
                 .collect(),
             omitted: v.omitted.iter().map(OmittedOut::of).collect(),
-            facts: v.facts.clone(),
-            notes: v.notes.clone(),
-            retry: crate::advice::advise(v, &crate::advice::RetryPolicy::default()),
+            facts: redacted_facts(&v.facts),
+            notes: v
+                .notes
+                .iter()
+                .map(|n| redact::text(n).into_owned())
+                .collect(),
+            retry: {
+                let mut a = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
+                redact_in_place(&mut a.detail);
+                a
+            },
         }
     }
+}
+
+/// Replaces `s` by its redacted form when redaction changed it.
+fn redact_in_place(s: &mut String) {
+    if let std::borrow::Cow::Owned(o) = redact::text(s) {
+        *s = o;
+    }
+}
+
+/// The facts as shown: what the server wrote (error message and data, a body excerpt, ids
+/// and `resultType`) with its secrets redacted ([`redact`]). Only those members are scanned,
+/// so a verdict without an error costs nothing more.
+fn redacted_facts(f: &Facts) -> Facts {
+    let mut out = f.clone();
+    if !redact::enabled() {
+        return out;
+    }
+    if let Some(e) = &mut out.error {
+        if let Some(m) = &mut e.message {
+            redact_in_place(m);
+        }
+        if let Some(d) = &mut e.data {
+            *d = redact::value(d);
+        }
+    }
+    if let Some(x) = &mut out.body_excerpt {
+        redact_in_place(x);
+    }
+    for v in [
+        &mut out.request_id,
+        &mut out.response_id,
+        &mut out.result_type,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if v.is_string() {
+            *v = redact::value(v);
+        }
+    }
+    if let Some(s) = &mut out.stream
+        && let Some(id) = &mut s.last_event_id
+    {
+        redact_in_place(id);
+    }
+    out
 }
 
 /// `mcp-verdict classify --format json` output: one object per exchange.

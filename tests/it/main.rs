@@ -37,6 +37,7 @@ mod report_formats;
 mod retry_advice;
 mod rule_table;
 mod schema_agreement;
+mod secrets;
 mod serve_cli;
 mod serve_http;
 mod serve_legacy;

@@ -294,7 +294,8 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         kind: InputErrorKind::Invalid,
         line: line.map(|l| l.max(1)),
         column: column.map(|c| c.max(1)),
-        message,
+        // A parser's message may quote a value of the file.
+        message: crate::views::redact::text(&message).into_owned(),
     };
     let at = |pointer: &str| pointer_span(&text, pointer).map(|s| line_col(&text, s.start));
     let file = match ExchangeFile::from_slice(bytes) {
@@ -784,7 +785,7 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// Up to 60 characters either side of the value, the value cut at 160.
+/// Up to 60 characters either side of the value, the value cut at 160, secrets redacted.
 fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
     const SIDE: usize = 60;
     const MAX: usize = 160;
@@ -805,10 +806,15 @@ fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
     if after_end < body.len() {
         after.push('…');
     }
+    // Shown in reports: redacted like every other text the server wrote.
+    let shown = |s: String| match crate::views::redact::text(&s) {
+        std::borrow::Cow::Owned(o) => o,
+        std::borrow::Cow::Borrowed(_) => s,
+    };
     Excerpt {
-        before,
-        target,
-        after,
+        before: shown(before),
+        target: shown(target),
+        after: shown(after),
     }
 }
 
