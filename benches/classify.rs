@@ -9,6 +9,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{BenchmarkId, Criterion};
+use mcp_verdict::outputs::compact::CompactLines;
+use mcp_verdict::outputs::jsonl::JsonLines;
+use mcp_verdict::run::stream::{self, JsonlOptions, LineFormat};
 use mcp_verdict::{Engine, Exchange, ExchangeFile, Headers, Options, Outcome, Protocol, judge};
 use serde_json::{Value, json};
 
@@ -24,6 +27,11 @@ use serde_json::{Value, json};
 /// validate-while-parsing work); the 1.5x target is still printed.
 const TARGETS: &[(&str, f64, f64)] =
     &[("success_json_1kb", 1.5, 1.9), ("sse_progress_3", 2.0, 2.0)];
+
+/// The CI gate's limit on `classify --jsonl --compact`'s time per line over the full record's:
+/// the compact record exists to be cheaper, so a compact run costing as much as a full one is a
+/// regression.
+const COMPACT_LIMIT: f64 = 0.9;
 
 const TEXT: &str = "Current weather in Lisbon: 21°C, clear sky, wind 12 km/h from the north-west, \
     humidity 58%. The forecast for the next hours stays dry with temperatures between 18 and 23°C.";
@@ -286,6 +294,17 @@ fn benches(c: &mut Criterion) {
         Outcome::DeliveryUnknown,
     );
 
+    let stream = stream_input();
+    let mut g = c.benchmark_group("jsonl_stream");
+    let lines = stream.iter().filter(|&&b| b == b'\n').count();
+    g.bench_function(BenchmarkId::new("full", lines), |b| {
+        b.iter(|| stream_run(black_box(&stream), &JsonLines))
+    });
+    g.bench_function(BenchmarkId::new("compact", lines), |b| {
+        b.iter(|| stream_run(black_box(&stream), &CompactLines))
+    });
+    g.finish();
+
     let corpus = corpus();
     let mut g = c.benchmark_group("corpus");
     let n = corpus.len();
@@ -312,6 +331,56 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// The bundled JSON Lines example (its 13 lines: successes, errors, streams and bad lines)
+/// repeated to 1,040 lines: the input of `classify --jsonl`.
+fn stream_input() -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/jsonl/calls.jsonl");
+    let one = std::fs::read(path).expect("the bundled JSON Lines example");
+    one.repeat(80)
+}
+
+/// `classify --jsonl`'s whole per-line work on one worker thread (read the line, parse the
+/// exchange file, judge under every revision, write the record), output bytes returned.
+fn stream_run(input: &[u8], format: &dyn LineFormat) -> usize {
+    let ps: Vec<Protocol> = Protocol::all().collect();
+    let options = JsonlOptions {
+        judge: Options {
+            protocols: Some(&ps),
+            engine: Engine::builtin(),
+        },
+        threads: 1,
+        ..JsonlOptions::default()
+    };
+    let mut out = Vec::with_capacity(1 << 20);
+    stream::run(input, &mut out, &options, format).expect("the stream runs");
+    out.len()
+}
+
+/// The compact/full ratio of `classify --jsonl` from paired rounds, as [`paired_ratio`] does.
+fn paired_stream_ratio(rounds: usize) -> (f64, f64) {
+    use std::time::Instant;
+    let input = stream_input();
+    let time = |format: &dyn LineFormat| {
+        let t = Instant::now();
+        black_box(stream_run(black_box(&input), format));
+        t.elapsed().as_secs_f64()
+    };
+    let size = stream_run(&input, &CompactLines) as f64 / stream_run(&input, &JsonLines) as f64;
+    let mut ratios: Vec<f64> = (0..rounds)
+        .map(|r| {
+            if r % 2 == 0 {
+                let f = time(&JsonLines);
+                time(&CompactLines) / f
+            } else {
+                let k = time(&CompactLines);
+                k / time(&JsonLines)
+            }
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    (ratios[ratios.len() / 2], size)
 }
 
 /// The classify/parse ratio from paired rounds: in each round the same number of parses and
@@ -449,6 +518,29 @@ fn main() {
             "FAILED"
         };
         println!("  {g:<30} {ratio:>6.2}x   target {target}x: {met}; gate {limit}x: {gate}");
+    }
+    if let (Some(full), Some(compact)) = (
+        estimate("jsonl_stream", "full", started),
+        estimate("jsonl_stream", "compact", started),
+    ) {
+        let (ratio, size) = paired_stream_ratio(rounds.min(31));
+        let gate = if ratio <= COMPACT_LIMIT {
+            "ok"
+        } else {
+            over.push(format!(
+                "jsonl_stream compact/full: {ratio:.2}x > {COMPACT_LIMIT}x"
+            ));
+            "FAILED"
+        };
+        println!(
+            "\nclassify --jsonl, 1,040 lines on one worker: full {:.1} µs/line, compact {:.1} µs/line (criterion medians)",
+            full / 1040.0 / 1e3,
+            compact / 1040.0 / 1e3
+        );
+        println!(
+            "  compact / full time {ratio:.2}x (median of {} paired rounds; gate {COMPACT_LIMIT}x: {gate}), output size {size:.3}x",
+            rounds.min(31)
+        );
     }
     if !over.is_empty() && std::env::var_os("MCP_VERDICT_BENCH_GATE").is_some() {
         eprintln!("benchmark gate failed: {}", over.join("; "));

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Scale measurements for mcp-verdict, one run, reported as ratios.
 
-1. `classify --jsonl` on 100,000 exchanges: throughput against the single-threaded parse floor
-   of the same file (reading each line and parsing its body once), and peak memory on 10,000 vs
-   100,000 lines (it should not grow with the file).
+1. `classify --jsonl` on 100,000 exchanges, full and `--compact` records: throughput against
+   the single-threaded parse floor of the same file (reading each line and parsing its body
+   once), and peak memory on 10,000 vs 100,000 lines (it should not grow with the file).
 2. `check` on a large corpus (the shipped fixtures copied 20 times): wall time on one thread
    (RAYON_NUM_THREADS=1) against all cores.
 3. Hostile recordings (`benches/big_recording.py`): `check` against `classify` on an SSE stream
@@ -71,11 +71,15 @@ def main():
     big = files[100_000]
     floor, _ = median([FLOOR, big], 3)
     jsonl, rss_big = median([BIN, "classify", "--jsonl", big], 3)
+    compact, rss_compact = median([BIN, "classify", "--jsonl", big, "--compact"], 3)
     _, rss_small = median([BIN, "classify", "--jsonl", files[10_000]], 3)
     print("classify --jsonl, 100,000 exchanges")
     print(f"  parse floor (1 thread)       {floor:7.2f} s   {100_000 / floor:9.0f} exchanges/s")
     print(f"  classify --jsonl ({cores} threads) {jsonl:7.2f} s   {100_000 / jsonl:9.0f} exchanges/s")
     print(f"  classify / parse floor       {jsonl / floor:7.2f}x  (wall time)")
+    print(f"  --compact ({cores} threads)        {compact:7.2f} s   {100_000 / compact:9.0f} exchanges/s")
+    print(f"  compact / parse floor        {compact / floor:7.2f}x  (wall time); compact / full {compact / jsonl:.2f}x")
+    print(f"  peak RSS --compact, 100,000  {rss_compact / 1024:7.1f} MiB")
     print(f"  peak RSS 10,000 lines        {rss_small / 1024:7.1f} MiB")
     print(f"  peak RSS 100,000 lines       {rss_big / 1024:7.1f} MiB   ratio {rss_big / rss_small:.2f}\n")
 

@@ -10,6 +10,7 @@ use clap::{ArgGroup, Args};
 use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
 use crate::inputs::file::{self, Source};
 use crate::judge::{Engine, Options, judge};
+use crate::outputs::compact::CompactLines;
 use crate::outputs::jsonl::JsonLines;
 use crate::outputs::{Style, safe, write_stdout};
 use crate::run::stream::{self, JsonlOptions};
@@ -87,6 +88,11 @@ pub(crate) struct ClassifyArgs {
         default_value_t = crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE
     )]
     max_findings_per_rule: usize,
+    /// With --jsonl: one short record per line instead of the full verdict: per revision the
+    /// outcome, its layer, the deciding rule, the rules with findings and the count of errors
+    /// (schemas/classify-compact.schema.json).
+    #[arg(long, conflicts_with_all = ["file", "har"])]
+    compact: bool,
     /// With --jsonl: no progress bar and no summary line on stderr.
     #[arg(short, long, conflicts_with = "summary")]
     quiet: bool,
@@ -259,7 +265,11 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
         std::io::BufReader::with_capacity(64 << 10, reader),
         stdout,
         &options,
-        &JsonLines,
+        if a.compact {
+            &CompactLines as &dyn stream::LineFormat
+        } else {
+            &JsonLines
+        },
     );
     if let Some(pb) = &bar {
         pb.finish_and_clear();

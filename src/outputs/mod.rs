@@ -4,6 +4,7 @@
 
 #[cfg(feature = "reports")]
 pub mod check;
+pub mod compact;
 pub mod har;
 pub mod jsonl;
 #[cfg(feature = "probe")]

@@ -184,3 +184,88 @@ fn format_json_is_accepted() {
     let out = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--format", "json"], None);
     assert_eq!(records(&out).len(), 13);
 }
+
+/// `--compact` writes, per line, the full record's outcome, layer, deciding rule and rules with
+/// findings (each once) and its count of error findings; each record validates against the
+/// published schema, and error records are the full output's.
+#[test]
+fn compact_records_agree_with_the_full_ones() {
+    let full = mcp_verdict(&["classify", "--jsonl", EXAMPLE, "--protocol", "all"], None);
+    let compact = mcp_verdict(
+        &[
+            "classify",
+            "--jsonl",
+            EXAMPLE,
+            "--protocol",
+            "all",
+            "--compact",
+        ],
+        None,
+    );
+    assert_eq!(full.status.code(), compact.status.code());
+    let schema = mcp_verdict::outputs::compact::compact_record_json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let (full, compact) = (records(&full), records(&compact));
+    assert_eq!(full.len(), compact.len());
+    let mut verdicts = 0;
+    for (f, c) in full.iter().zip(&compact) {
+        assert_eq!(f["line"], c["line"]);
+        if f.get("error").is_some() {
+            assert_eq!(f, c, "an error record is the same in both");
+            continue;
+        }
+        let errors: Vec<String> = validator.iter_errors(c).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{c}: {errors:?}");
+        let fv = f["verdicts"].as_array().unwrap();
+        let cv = c["verdicts"].as_array().unwrap();
+        assert_eq!(fv.len(), cv.len());
+        for (fv, cv) in fv.iter().zip(cv) {
+            verdicts += 1;
+            for key in ["protocol", "outcome", "layer"] {
+                assert_eq!(fv[key], cv[key], "{key}: {cv}");
+            }
+            let decided = fv["cites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["role"] == "decided")
+                .map(|c| c["id"].clone());
+            assert_eq!(decided, cv.get("rule").cloned(), "{cv}");
+            let mut rules: Vec<&Value> = Vec::new();
+            let mut errors = 0;
+            for f in fv["findings"].as_array().unwrap() {
+                errors += usize::from(f["severity"] == "error");
+                if !rules.contains(&&f["rule"]) {
+                    rules.push(&f["rule"]);
+                }
+            }
+            assert_eq!(
+                cv["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .collect::<Vec<_>>(),
+                rules
+            );
+            assert_eq!(cv["errors"], errors, "{cv}");
+        }
+    }
+    assert!(verdicts >= 20, "only {verdicts} verdicts compared");
+    // The short form is the point: well under the full output's size.
+    let sizes = |o: &[Value]| o.iter().map(|r| r.to_string().len()).sum::<usize>();
+    assert!(sizes(&compact) * 4 < sizes(&full));
+}
+
+#[test]
+fn compact_needs_a_stream() {
+    let out = mcp_verdict(
+        &[
+            "classify",
+            "--compact",
+            "tests/fixtures/2026-07-28/request/mcp-method-missing.json",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--compact"));
+}

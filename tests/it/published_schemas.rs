@@ -47,6 +47,14 @@ fn classify_output_schema_is_current() {
     );
 }
 
+#[test]
+fn compact_record_schema_is_current() {
+    check(
+        "classify-compact.schema.json",
+        mcp_verdict::outputs::compact::compact_record_json_schema(),
+    );
+}
+
 /// Every shipped fixture validates against the published exchange schema, so editors that use
 /// the `$schema` reference see the same format the engine reads.
 #[test]
