@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::http::{Outgoing, Transport};
 use super::report::HttpStep;
-use crate::vocab::protocol::code::METHOD_NOT_FOUND;
+use crate::vocab::protocol::code::{INVALID_PARAMS, METHOD_NOT_FOUND};
 
 /// Answers a server request that arrived on a 2025-11-25 response stream with a POSTed
 /// JSON-RPC response: a `ping` with an empty result, others from the answers file, or an
@@ -22,26 +22,7 @@ pub(super) fn answer_server_request(
     else {
         return None;
     };
-    let key = match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let (reply, how) = if method == "ping" {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-            "empty result".to_string(),
-        )
-    } else if let Some(a) = answer_for(answers, &key, Some(method)) {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "result": a}),
-            "answer from the answers file".to_string(),
-        )
-    } else {
-        (
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("mcp-verdict probe has no answer for {method} (pass --answers)")}}),
-            format!("error response {METHOD_NOT_FOUND} (no answer in --answers)"),
-        )
-    };
+    let (reply, how) = reply_to(answers, id, method, msg);
     let rb = serde_json::to_vec(&reply).expect("JSON serializes");
     let out = Outgoing {
         method: "POST",
@@ -79,6 +60,55 @@ pub(super) fn answer_server_request(
         note,
     };
     Some((line, step))
+}
+
+/// The JSON-RPC response to a server request and how it was answered: a `ping` with an empty
+/// result; an `elicitation/create` in a mode the client did not declare with -32602, as the
+/// 2025-11-25 elicitation page requires ("Server sends an `elicitation/create` request with a
+/// mode not declared in client capabilities: `-32602` (Invalid params)"); others from the
+/// answers file, or -32601 when it has none.
+fn reply_to(
+    answers: &Map<String, Value>,
+    id: &Value,
+    method: &str,
+    msg: &Value,
+) -> (Value, String) {
+    let key = match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if method == "ping" {
+        return (
+            json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+            "empty result".to_string(),
+        );
+    }
+    if method == "elicitation/create" {
+        // A request without `mode` is a form request (2025-11-25 schema, ElicitRequestFormParams).
+        let mode = msg
+            .pointer("/params/mode")
+            .and_then(Value::as_str)
+            .unwrap_or("form");
+        let declared = capabilities_for(answers)
+            .get("elicitation")
+            .is_some_and(|e| e.get(mode).is_some());
+        if !declared {
+            return (
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": INVALID_PARAMS, "message": format!("elicitation mode {mode:?} is not declared in the client capabilities")}}),
+                format!("error response {INVALID_PARAMS} (elicitation mode {mode:?} not declared)"),
+            );
+        }
+    }
+    match answer_for(answers, &key, Some(method)) {
+        Some(a) => (
+            json!({"jsonrpc": "2.0", "id": id, "result": a}),
+            "answer from the answers file".to_string(),
+        ),
+        None => (
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": METHOD_NOT_FOUND, "message": format!("mcp-verdict probe has no answer for {method} (pass --answers)")}}),
+            format!("error response {METHOD_NOT_FOUND} (no answer in --answers)"),
+        ),
+    }
 }
 
 /// Client capabilities the answers file can satisfy: a method key names the capability
@@ -147,5 +177,45 @@ mod tests {
             Some(&json!({"roots": []}))
         );
         assert_eq!(answer_for(&answers, "x", Some("ping")), None);
+    }
+
+    #[test]
+    fn server_requests_get_the_codes_the_spec_gives() {
+        let code = |answers: Value, method: &str, params: Value| {
+            let answers: Map<String, Value> = serde_json::from_value(answers).unwrap();
+            let msg = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+            let (reply, _) = reply_to(&answers, &json!(9), method, &msg);
+            assert_eq!(reply["id"], 9);
+            reply.pointer("/error/code").and_then(Value::as_i64)
+        };
+        let form = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});
+        let url = json!({"mode": "url", "message": "m", "url": "https://example.com", "elicitationId": "e"});
+        let accept = json!({"elicitation/create": {"action": "accept", "content": {}}});
+        // No elicitation declared: either mode is invalid params.
+        assert_eq!(
+            code(json!({}), "elicitation/create", form.clone()),
+            Some(INVALID_PARAMS)
+        );
+        assert_eq!(
+            code(json!({}), "elicitation/create", url.clone()),
+            Some(INVALID_PARAMS)
+        );
+        // Form declared (an answer backs it): a form request is answered, a URL request is not
+        // a declared mode.
+        assert_eq!(code(accept.clone(), "elicitation/create", form), None);
+        assert_eq!(
+            code(accept, "elicitation/create", url),
+            Some(INVALID_PARAMS)
+        );
+        // An unknown method, and a method the answers file does not cover.
+        assert_eq!(
+            code(json!({}), "roots/list", json!({})),
+            Some(METHOD_NOT_FOUND)
+        );
+        assert_eq!(
+            code(json!({}), "x/unknown", json!({})),
+            Some(METHOD_NOT_FOUND)
+        );
+        assert_eq!(code(json!({}), "ping", json!({})), None);
     }
 }
