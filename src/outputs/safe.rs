@@ -28,10 +28,39 @@ pub fn is_unsafe(c: char) -> bool {
         | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether UTF-8 text holds an unsafe character, decided on its bytes: every one is a byte
+/// below 0x20, DEL (0x7F), or a sequence led by 0xC2 (the C1 controls), 0xD8 (U+061C) or 0xE2
+/// (U+200E to U+2069). A pass over the bytes for those values (which the compiler vectorises)
+/// clears nearly every text; only a text with such a byte has its sequences looked at. The
+/// per-character test this replaces decoded every character of every output line. With
+/// `json_space`, the whitespace JSON allows between tokens (tab, line feed, carriage return)
+/// does not count.
+fn has_unsafe(s: &str, json_space: bool) -> bool {
+    let space = |c: u8| json_space && matches!(c, b'\t' | b'\n' | b'\r');
+    let b = s.as_bytes();
+    if !b
+        .iter()
+        .any(|&c| (c < 0x20 && !space(c)) || matches!(c, 0x7f | 0xc2 | 0xd8 | 0xe2))
+    {
+        return false;
+    }
+    b.iter().enumerate().any(|(i, &c)| match c {
+        0x00..=0x1f => !space(c),
+        0x7f => true,
+        0xc2 => b.get(i + 1).is_some_and(|&n| n <= 0x9f),
+        0xd8 => b.get(i + 1) == Some(&0x9c),
+        0xe2 => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0x8e | 0x8f | 0xa8..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+        ),
+        _ => false,
+    })
+}
+
 /// `s` with every unsafe character replaced by a visible escape: `\n`, `\r`, `\t`, else
 /// `\u{HEX}` (lower-case hex, as Rust writes it). Borrowed when there is nothing to escape.
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if !has_unsafe(s, false) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -64,7 +93,7 @@ pub fn lines(s: &str) -> String {
 /// parses to the same value. C0 controls are escaped by every JSON serialiser already; they
 /// are rewritten too should one appear.
 pub fn json(doc: String) -> String {
-    if !doc.chars().any(is_unsafe_in_json) {
+    if !has_unsafe(&doc, true) {
         return doc;
     }
     let mut out = String::with_capacity(doc.len() + 16);
@@ -112,7 +141,7 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for SafeFormatter
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
-        if !fragment.chars().any(is_unsafe_in_json) {
+        if !has_unsafe(fragment, true) {
             return writer.write_all(fragment.as_bytes());
         }
         let mut rest = fragment;
@@ -172,6 +201,31 @@ fn is_unsafe_in_json(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte test agrees with the character test on every character (alone and between
+    /// others), so no unsafe character is missed and no safe one is escaped.
+    #[test]
+    fn the_byte_test_is_the_character_test() {
+        for c in (0u32..0x11_0000).filter_map(char::from_u32) {
+            for s in [c.to_string(), format!("a{c}\u{b0}")] {
+                assert_eq!(
+                    has_unsafe(&s, false),
+                    s.chars().any(is_unsafe),
+                    "{:x}",
+                    c as u32
+                );
+                assert_eq!(
+                    has_unsafe(&s, true),
+                    s.chars().any(is_unsafe_in_json),
+                    "{:x}",
+                    c as u32
+                );
+            }
+        }
+        assert!(!has_unsafe("plain text é ° ✓ 🙂", false));
+        assert!(!has_unsafe("{\n  \"a\": 1\n}", true));
+        assert!(has_unsafe("{\n  \"a\": 1\n}", false));
+    }
 
     #[test]
     fn streamed_json_is_the_escaped_document() {
