@@ -56,6 +56,8 @@ pub(crate) mod check_api;
 pub(crate) mod checks;
 #[cfg(feature = "cli")]
 pub mod commands;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod inputs;
 pub mod judge;
 pub mod outputs;

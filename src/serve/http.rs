@@ -79,6 +79,101 @@ pub(crate) enum ReadResult {
     Reject(u16, &'static str),
 }
 
+/// What the bytes buffered so far make of a request head.
+pub(crate) enum Head {
+    /// A complete head: the request (its body still empty) and the head's length in bytes.
+    Complete(Request, usize),
+    /// More bytes are needed.
+    Partial,
+    /// The request cannot be served; send this status + message and close.
+    Reject(u16, &'static str),
+}
+
+/// Parses the request head at the start of `buf` (no I/O): the request line and header fields
+/// up to the blank line.
+pub(crate) fn parse_head(buf: &[u8]) -> Head {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut headers);
+    match req.parse(buf) {
+        Ok(httparse::Status::Complete(n)) if n > MAX_HEAD => {
+            Head::Reject(431, "request head too large")
+        }
+        Ok(httparse::Status::Complete(n)) => {
+            let method = req.method.unwrap_or("").to_string();
+            let target = req.path.unwrap_or("");
+            let path = target.split(['?', '#']).next().unwrap_or("").to_string();
+            let hs = req
+                .headers
+                .iter()
+                .map(|h| (h.name.to_string(), h.value.to_vec()))
+                .collect();
+            Head::Complete(
+                Request {
+                    method,
+                    path,
+                    minor_version: req.version.unwrap_or(1),
+                    headers: hs,
+                    body: Vec::new(),
+                },
+                n,
+            )
+        }
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            Head::Reject(431, "request head too large")
+        }
+        Ok(httparse::Status::Partial) => Head::Partial,
+        Err(httparse::Error::TooManyHeaders) => Head::Reject(431, "too many request headers"),
+        Err(_) => Head::Reject(400, "malformed HTTP request"),
+    }
+}
+
+/// How many body bytes follow a parsed head, or why the request cannot be served (no I/O).
+pub(crate) fn body_length(req: &Request) -> Result<usize, (u16, &'static str)> {
+    if let Some(te) = req.header("transfer-encoding")
+        && !te.eq_ignore_ascii_case("identity")
+    {
+        return Err((
+            411,
+            "chunked (Transfer-Encoding) request bodies are not supported; send Content-Length",
+        ));
+    }
+    let len = content_length(req).map_err(|why| (400, why))?;
+    if len > MAX_BODY as u64 {
+        return Err((413, "request body too large"));
+    }
+    Ok(len as usize)
+}
+
+/// What the bytes buffered so far make of the next request.
+pub(crate) enum Parse {
+    /// A complete request and how many bytes of the buffer it took (head and body).
+    Request(Request, usize),
+    /// More bytes are needed.
+    Partial,
+    /// The request cannot be served; send this status + message and close.
+    Reject(u16, &'static str),
+}
+
+/// Parses the next request, head and body, from the bytes at the start of `buf`, as
+/// [`read_request`] does from a connection (no I/O).
+pub(crate) fn parse_request(buf: &[u8]) -> Parse {
+    let (mut req, head_len) = match parse_head(buf) {
+        Head::Complete(req, n) => (req, n),
+        Head::Partial => return Parse::Partial,
+        Head::Reject(status, why) => return Parse::Reject(status, why),
+    };
+    let len = match body_length(&req) {
+        Ok(n) => n,
+        Err((status, why)) => return Parse::Reject(status, why),
+    };
+    let rest = &buf[head_len..];
+    if rest.len() < len {
+        return Parse::Partial;
+    }
+    req.body = rest[..len].to_vec();
+    Parse::Request(req, head_len + len)
+}
+
 /// Reads one request from `stream`. `buf` carries bytes already read past the
 /// previous request (pipelining). Writes `100 Continue` when asked to.
 pub(crate) fn read_request(
@@ -93,41 +188,10 @@ pub(crate) fn read_request(
     // Phase 1: the head.
     let (head_len, req_base) = loop {
         if !buf.is_empty() {
-            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-            let mut req = httparse::Request::new(&mut headers);
-            match req.parse(buf) {
-                Ok(httparse::Status::Complete(n)) if n > MAX_HEAD => {
-                    return Ok(ReadResult::Reject(431, "request head too large"));
-                }
-                Ok(httparse::Status::Complete(n)) => {
-                    let method = req.method.unwrap_or("").to_string();
-                    let target = req.path.unwrap_or("");
-                    let path = target.split(['?', '#']).next().unwrap_or("").to_string();
-                    let hs = req
-                        .headers
-                        .iter()
-                        .map(|h| (h.name.to_string(), h.value.to_vec()))
-                        .collect();
-                    break (
-                        n,
-                        Request {
-                            method,
-                            path,
-                            minor_version: req.version.unwrap_or(1),
-                            headers: hs,
-                            body: Vec::new(),
-                        },
-                    );
-                }
-                Ok(httparse::Status::Partial) => {
-                    if buf.len() > MAX_HEAD {
-                        return Ok(ReadResult::Reject(431, "request head too large"));
-                    }
-                }
-                Err(httparse::Error::TooManyHeaders) => {
-                    return Ok(ReadResult::Reject(431, "too many request headers"));
-                }
-                Err(_) => return Ok(ReadResult::Reject(400, "malformed HTTP request")),
+            match parse_head(buf) {
+                Head::Complete(req, n) => break (n, req),
+                Head::Partial => {}
+                Head::Reject(status, why) => return Ok(ReadResult::Reject(status, why)),
             }
         }
         match read_some(stream, &mut chunk) {
@@ -155,22 +219,10 @@ pub(crate) fn read_request(
     buf.drain(..head_len);
 
     // Phase 2: the body.
-    if let Some(te) = req.header("transfer-encoding")
-        && !te.eq_ignore_ascii_case("identity")
-    {
-        return Ok(ReadResult::Reject(
-            411,
-            "chunked (Transfer-Encoding) request bodies are not supported; send Content-Length",
-        ));
-    }
-    let len = match content_length(&req) {
+    let len = match body_length(&req) {
         Ok(n) => n,
-        Err(why) => return Ok(ReadResult::Reject(400, why)),
+        Err((status, why)) => return Ok(ReadResult::Reject(status, why)),
     };
-    if len > MAX_BODY as u64 {
-        return Ok(ReadResult::Reject(413, "request body too large"));
-    }
-    let len = len as usize;
     if len > buf.len()
         && req
             .header("expect")

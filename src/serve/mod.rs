@@ -91,7 +91,7 @@ mod dispatch;
 mod exchange;
 mod execute;
 mod faults;
-mod http;
+pub(crate) mod http;
 mod input_required;
 mod reply;
 mod scenario;

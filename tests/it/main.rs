@@ -17,6 +17,7 @@ mod engine_schema_errors;
 mod exact_numbers;
 mod fast_schema;
 mod fixtures;
+mod fuzz_corpora;
 mod har_cli;
 mod har_read;
 mod hostile_corpus;
