@@ -36,25 +36,47 @@ pub fn is_unsafe(c: char) -> bool {
 /// `json_space`, the whitespace JSON allows between tokens (tab, line feed, carriage return)
 /// does not count.
 fn has_unsafe(s: &str, json_space: bool) -> bool {
-    let space = |c: u8| json_space && matches!(c, b'\t' | b'\n' | b'\r');
-    let b = s.as_bytes();
-    if !b
-        .iter()
-        .any(|&c| (c < 0x20 && !space(c)) || matches!(c, 0x7f | 0xc2 | 0xd8 | 0xe2))
-    {
-        return false;
+    if json_space {
+        has_unsafe_bytes::<true>(s.as_bytes())
+    } else {
+        has_unsafe_bytes::<false>(s.as_bytes())
     }
-    b.iter().enumerate().any(|(i, &c)| match c {
-        0x00..=0x1f => !space(c),
-        0x7f => true,
-        0xc2 => b.get(i + 1).is_some_and(|&n| n <= 0x9f),
-        0xd8 => b.get(i + 1) == Some(&0x9c),
-        0xe2 => matches!(
-            (b.get(i + 1), b.get(i + 2)),
-            (Some(0x80), Some(0x8e | 0x8f | 0xa8..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
-        ),
-        _ => false,
-    })
+}
+
+/// [`has_unsafe`] on bytes: blocks of 32 bytes are tested without branching (so the compiler
+/// vectorises the test), and only a block holding a lead byte is looked at byte by byte.
+fn has_unsafe_bytes<const JSON_SPACE: bool>(b: &[u8]) -> bool {
+    #[inline(always)]
+    fn lead<const JSON_SPACE: bool>(c: u8) -> bool {
+        let space = JSON_SPACE & ((c == b'\t') | (c == b'\n') | (c == b'\r'));
+        ((c < 0x20) & !space) | (c == 0x7f) | (c == 0xc2) | (c == 0xd8) | (c == 0xe2)
+    }
+    const BLOCK: usize = 32;
+    for (k, block) in b.chunks(BLOCK).enumerate() {
+        if !block
+            .iter()
+            .fold(false, |any, &c| any | lead::<JSON_SPACE>(c))
+        {
+            continue;
+        }
+        for (j, &c) in block.iter().enumerate() {
+            let i = k * BLOCK + j;
+            let unsafe_here = match c {
+                0x00..=0x1f | 0x7f => lead::<JSON_SPACE>(c),
+                0xc2 => b.get(i + 1).is_some_and(|&n| n <= 0x9f),
+                0xd8 => b.get(i + 1) == Some(&0x9c),
+                0xe2 => matches!(
+                    (b.get(i + 1), b.get(i + 2)),
+                    (Some(0x80), Some(0x8e | 0x8f | 0xa8..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+                ),
+                _ => false,
+            };
+            if unsafe_here {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// `s` with every unsafe character replaced by a visible escape: `\n`, `\r`, `\t`, else
@@ -220,6 +242,15 @@ mod tests {
                     "{:x}",
                     c as u32
                 );
+            }
+        }
+        // Across the edges of the 32-byte blocks.
+        for pad in 0..70 {
+            for c in [
+                '\u{1b}', '\u{85}', '\u{202e}', '\u{2069}', '\u{61c}', '°', '✓',
+            ] {
+                let s = format!("{}{c}{}", "x".repeat(pad), "y".repeat(pad % 7));
+                assert_eq!(has_unsafe(&s, false), is_unsafe(c), "{pad} {c:?}");
             }
         }
         assert!(!has_unsafe("plain text é ° ✓ 🙂", false));
