@@ -12,10 +12,10 @@ use mcp_verdict::{
     Engine, Exchange, ExchangeError, ExchangeFile, JudgeError, JudgementOut, Options, Protocol,
     judge as judge_exchange,
 };
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
-use pythonize::{Depythonizer, pythonize};
+use pythonize::Depythonizer;
 use serde::Serialize;
 
 /// The exception classes, as `mcp_verdict.VerdictError` and its subclasses.
@@ -267,8 +267,14 @@ fn judge_one(
     }
 }
 
+/// The verdict as Python data, by way of its JSON text and Python's `json` module: the crate's
+/// numbers keep the text they were written with (serde_json's `arbitrary_precision`), which a
+/// generic serializer such as `pythonize` sees as a private one-member map; Python's `json`
+/// reads an integer of any size exactly, as `classify --format json | json.loads` does.
 fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
-    Ok(pythonize(py, value)?)
+    let text = serde_json::to_string(value)
+        .map_err(|e| PyRuntimeError::new_err(format!("the verdict does not serialize: {e}")))?;
+    py.import("json")?.call_method1("loads", (text,))
 }
 
 /// Judges one MCP `tools/call` exchange.

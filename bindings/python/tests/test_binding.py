@@ -293,3 +293,21 @@ def test_typed_outcomes_and_layers_are_the_published_ones():
 
     assert sorted(get_args(types.Outcome)) == names(defs["Outcome"])
     assert sorted(get_args(types.Layer)) == names(defs["Layer"])
+
+
+def test_numbers_arrive_exactly():
+    """Ids beyond 64 bits arrive as Python ints with every digit (the verdict's numbers keep
+    their text; a detour through a double would round 2**64 + 1 to 2**64)."""
+    big = 2**64 + 1
+    exchange = (
+        '{"protocol": "2025-11-25", "request": {"body": {"jsonrpc": "2.0", "id": %d, '
+        '"method": "tools/call", "params": {"name": "t", "arguments": {}}}}, '
+        '"response": {"status": 200, "headers": {"Content-Type": "application/json"}, '
+        '"body": "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":%d,\\"result\\":{\\"content\\":[]}}"}}'
+        % (big, big - 1)
+    )
+    out = mcp_verdict.judge(exchange.encode())
+    facts = out["verdicts"][0]["facts"]
+    assert facts["request_id"] == big and isinstance(facts["request_id"], int)
+    assert facts["response_id"] == big - 1
+    assert out["verdicts"][0]["outcome"] == "INVALID_ENVELOPE"
