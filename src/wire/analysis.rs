@@ -461,10 +461,8 @@ fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usiz
     }
 }
 
-/// JSON-RPC id equality: same type and value; numbers compare numerically (`2` equals `2.0`).
-pub fn ids_equal(a: &Value, b: &Value) -> bool {
-    crate::wire::number::ids_equal(a, b)
-}
+/// JSON-RPC id equality, kept here for callers of this module: numbers by exact value.
+pub use crate::wire::number::ids_equal;
 
 fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
     let parsed = crate::wire::sse::parse(bytes);
