@@ -14,6 +14,7 @@ use mcp_verdict::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use pythonize::Depythonizer;
 use serde::Serialize;
@@ -271,10 +272,12 @@ fn judge_one(
 /// numbers keep the text they were written with (serde_json's `arbitrary_precision`), which a
 /// generic serializer such as `pythonize` sees as a private one-member map; Python's `json`
 /// reads an integer of any size exactly, as `classify --format json | json.loads` does.
+/// `json.loads` is looked up once per interpreter, not once per verdict.
 fn to_py<'py, T: Serialize>(py: Python<'py>, value: &T) -> PyResult<Bound<'py, PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let text = serde_json::to_string(value)
         .map_err(|e| PyRuntimeError::new_err(format!("the verdict does not serialize: {e}")))?;
-    py.import("json")?.call_method1("loads", (text,))
+    LOADS.import(py, "json", "loads")?.call1((text,))
 }
 
 /// Judges one MCP `tools/call` exchange.
