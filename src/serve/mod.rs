@@ -91,6 +91,7 @@ mod dispatch;
 mod exchange;
 mod execute;
 mod faults;
+mod fixtures;
 pub(crate) mod http;
 mod input_required;
 mod reply;
@@ -209,6 +210,8 @@ pub(crate) struct Shared {
     pub active: AtomicUsize,
     pub keys: Keys,
     pub tools: Vec<tools::Tool>,
+    /// The conformance fixture set, when the scenario asks for it.
+    pub fixtures: Option<fixtures::Fixtures>,
 }
 
 /// The most recent diagnostic records, and how many there have been.
@@ -346,6 +349,8 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         None => None,
     };
     let sessions = Sessions::new(config.session_ttl, config.max_sessions);
+    let fixtures =
+        matches!(config.scenario, Scenario::BaselineConformance).then(fixtures::Fixtures::new);
     let shared = Arc::new(Shared {
         config,
         shutdown: AtomicBool::new(false),
@@ -359,6 +364,7 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         active: AtomicUsize::new(0),
         keys: Keys::new(),
         tools: tools::catalogue(),
+        fixtures,
     });
     let conns: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
     let accept = {

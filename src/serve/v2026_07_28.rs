@@ -11,12 +11,12 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::call::CallCtx;
 use super::exchange::{Exchange, Kind, client_label};
+use super::fixtures;
 use super::http::Request;
 use super::reply::{
     Reply, decorate_modern, deliver, error_msg, json_reply, result_msg, server_capabilities,
     server_instructions,
 };
-use super::tools;
 use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
@@ -129,7 +129,10 @@ pub(crate) fn handle(
         "server/discover" => {
             let result = Map::from_iter([
                 ("supportedVersions".to_string(), supported_versions()),
-                ("capabilities".into(), server_capabilities()),
+                (
+                    "capabilities".into(),
+                    server_capabilities(shared, Protocol::V2026_07_28),
+                ),
                 ("instructions".into(), server_instructions(shared)),
                 ("ttlMs".into(), json!(60_000)),
                 ("cacheScope".into(), json!("public")),
@@ -144,7 +147,10 @@ pub(crate) fn handle(
         }
         "tools/list" => {
             let result = Map::from_iter([
-                ("tools".to_string(), tools::definitions(&shared.tools)),
+                (
+                    "tools".to_string(),
+                    fixtures::tool_list(shared, Protocol::V2026_07_28),
+                ),
                 ("ttlMs".into(), json!(60_000)),
                 ("cacheScope".into(), json!("public")),
             ]);
@@ -167,6 +173,17 @@ pub(crate) fn handle(
             tools_call(shared, &ctx, params)
         }
         _ => {
+            let caps = Value::Object(caps.clone());
+            let fx = fixtures::MethodCtx {
+                rev: Protocol::V2026_07_28,
+                id,
+                params,
+                caps: &caps,
+                session: None,
+            };
+            if let Some(reply) = fixtures::handle_method(shared, &fx, method) {
+                return reply;
+            }
             let m = error_msg(
                 Some(id),
                 code::METHOD_NOT_FOUND,
