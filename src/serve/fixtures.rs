@@ -196,6 +196,20 @@ impl Fixtures {
                 json_schema_2020_12(),
             ),
             tool(
+                "test_header_param",
+                Modern,
+                "Echoes `region`, which clients mirror into the Mcp-Param-Region header \
+                 (x-mcp-header); the server checks the header against the body.",
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "region": {"type": "string", "description": "A region name", "x-mcp-header": "Region"}
+                    },
+                    "required": ["region"],
+                    "additionalProperties": false
+                }),
+            ),
+            tool(
                 "test_missing_capability",
                 Modern,
                 "Asks the client's LLM a question (input_required with sampling/createMessage); \
@@ -336,6 +350,18 @@ pub(crate) fn tool_list(shared: &Shared, rev: Protocol) -> Value {
     Value::Array(list)
 }
 
+/// The `inputSchema` of a tool offered under 2026-07-28 (baseline or fixture).
+pub(crate) fn input_schema(shared: &Shared, name: &str) -> Option<Value> {
+    if let Some(t) = shared.tools.iter().find(|t| t.name == name) {
+        return Some(t.definition["inputSchema"].clone());
+    }
+    let t = shared
+        .fixtures
+        .as_ref()?
+        .tool(name, Protocol::V2026_07_28)?;
+    Some(t.definition["inputSchema"].clone())
+}
+
 // ---------------------------------------------------------------------------
 // Content
 
@@ -344,7 +370,7 @@ fn wav_tone() -> Vec<u8> {
     let rate: u32 = 8_000;
     let samples: Vec<u8> = (0..rate / 10)
         .map(|i| {
-            if (i * 440 * 2 / rate) % 2 == 0 {
+            if (i * 440 * 2 / rate).is_multiple_of(2) {
                 160
             } else {
                 96
@@ -423,6 +449,13 @@ fn plain_result(name: &str, args: &Value) -> Option<Map<String, Value>> {
                 "This tool intentionally returns an error for testing",
             )],
             true,
+        ),
+        "test_header_param" => content_result(
+            vec![text_block(&format!(
+                "Region: {}",
+                args["region"].as_str().unwrap_or_default()
+            ))],
+            false,
         ),
         "json_schema_2020_12_tool" => content_result(
             vec![text_block(&format!("Contact received: {args}"))],
@@ -561,7 +594,7 @@ fn logging_stream(
 ) -> Reply {
     let result = tools::text_result("Logging test finished: 3 steps done", false);
     let info = 1;
-    if !threshold.is_some_and(|t| t <= info) {
+    if threshold.is_none_or(|t| t > info) {
         thread::sleep(STEP * 2);
         return complete(shared, ctx.rev, &ctx.id, result);
     }
