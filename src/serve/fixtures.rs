@@ -1071,7 +1071,17 @@ fn mrtr(
         )
     };
     if wanted.is_empty() {
-        return finish(shared, rev, id, name, args, &data, &Map::new(), &ask_again);
+        return finish(
+            shared,
+            rev,
+            id,
+            name,
+            args,
+            caps,
+            &data,
+            &Map::new(),
+            &ask_again,
+        );
     }
     let Some(responses) = responses else {
         return ask_again(&data, &wanted);
@@ -1094,7 +1104,9 @@ fn mrtr(
             }
         }
     }
-    finish(shared, rev, id, name, args, &data, &answers, &ask_again)
+    finish(
+        shared, rev, id, name, args, caps, &data, &answers, &ask_again,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1104,6 +1116,7 @@ fn finish(
     id: &Value,
     name: &str,
     args: &Value,
+    caps: &Value,
     data: &Value,
     answers: &Map<String, Value>,
     ask_again: &dyn Fn(&Value, &[Ask]) -> Reply,
@@ -1111,7 +1124,7 @@ fn finish(
     match advance(name, data, answers) {
         Next::Done(m) => complete(shared, rev, id, m),
         Next::Round(next) => {
-            let wanted = asks(name, args, &next, &json!({}));
+            let wanted = asks(name, args, &next, caps);
             ask_again(&next, &wanted)
         }
     }
