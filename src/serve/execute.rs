@@ -146,6 +146,10 @@ fn run_sse(
                 broken = !send_event(&mut w, record, None, &m.to_string(), Some(&m))
             }
             SseStep::RawData(d) => broken = !send_event(&mut w, record, None, &d, None),
+            SseStep::Pause(d) => {
+                thread::sleep(d);
+                broken = shared.shutdown.load(Ordering::SeqCst);
+            }
             SseStep::Await {
                 rx,
                 session,

@@ -49,6 +49,7 @@ pub(crate) fn replaces_response(scenario: &Scenario) -> bool {
     !matches!(
         scenario,
         Scenario::Baseline
+            | Scenario::BaselineConformance
             | Scenario::HttpStatusSequence(_)
             | Scenario::RateLimited { .. }
             | Scenario::InputRequired
@@ -209,6 +210,7 @@ pub(crate) fn inject(
             )
         }
         Scenario::Baseline
+        | Scenario::BaselineConformance
         | Scenario::HttpStatusSequence(_)
         | Scenario::RateLimited { .. }
         | Scenario::InputRequired => deliver(shared, rev, 200, final_msg, Vec::new()),

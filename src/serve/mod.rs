@@ -53,6 +53,14 @@
 //!   and would otherwise be answered with a result; protocol errors (unknown tool,
 //!   bad headers, bad state) go out unchanged. `http_status_sequence` and
 //!   `rate_limited` act on every POST instead.
+//! - **Conformance tool set** (`--scenario baseline:tools=conformance`): besides the five
+//!   baseline tools, the fixtures the official MCP conformance suite calls (tools named
+//!   `test_*` and `json_schema_2020_12_tool`, prompts, `test://` resources and a template,
+//!   `completion/complete`; `logging/setLevel` and `resources/subscribe` under 2025-11-25;
+//!   caching hints on 2026-07-28 list and read results). Plain `baseline` offers none of them
+//!   and declares only the tools capability.
+//! - **`Mcp-Param-{Name}`** (2026-07-28): a `tools/call` whose tool annotates a parameter with
+//!   `x-mcp-header` has that header checked against the argument (`400` + `-32020`).
 //! - **SSE**: 2025-11-25 streams start with a priming event (`id:` + empty
 //!   `data:`), except in the stream-fault scenarios (`sse_close_early`,
 //!   `sse_reset`, `sse_stall`, `sse_malformed_event`), where no event id is sent
@@ -66,8 +74,8 @@
 //! `connection` accepts connections and routes requests; `dispatch` checks the
 //! JSON-RPC envelope and picks the revision; `v2026_07_28` and `v2025_11_25`
 //! hold the two dialogues; `tools_call` and `input_required` answer `tools/call`;
-//! `faults` injects the scenario in force. Handlers plan a whole reply
-//! (`reply`) before `execute` and `http` put it on the wire. `scenario` and
+//! `faults` injects the scenario in force; `fixtures` is the conformance tool set.
+//! Handlers plan a whole reply (`reply`) before `execute` and `http` put it on the wire. `scenario` and
 //! `scenario_table` describe the scenarios, `state` keeps sessions and seals
 //! `requestState`, `tools` are the tools and `cli` is the command line.
 //!
@@ -91,6 +99,7 @@ mod dispatch;
 mod exchange;
 mod execute;
 mod faults;
+mod fixtures;
 pub(crate) mod http;
 mod input_required;
 mod reply;
@@ -209,6 +218,8 @@ pub(crate) struct Shared {
     pub active: AtomicUsize,
     pub keys: Keys,
     pub tools: Vec<tools::Tool>,
+    /// The conformance fixture set, when the scenario asks for it.
+    pub fixtures: Option<fixtures::Fixtures>,
 }
 
 /// The most recent diagnostic records, and how many there have been.
@@ -346,6 +357,8 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         None => None,
     };
     let sessions = Sessions::new(config.session_ttl, config.max_sessions);
+    let fixtures =
+        matches!(config.scenario, Scenario::BaselineConformance).then(fixtures::Fixtures::new);
     let shared = Arc::new(Shared {
         config,
         shutdown: AtomicBool::new(false),
@@ -359,6 +372,7 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         active: AtomicUsize::new(0),
         keys: Keys::new(),
         tools: tools::catalogue(),
+        fixtures,
     });
     let conns: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
     let accept = {

@@ -53,6 +53,8 @@ pub(crate) enum SseStep {
     Message(Value),
     /// An event whose data is this raw text (not valid JSON).
     RawData(String),
+    /// Nothing is written for this long (work in progress between two events).
+    Pause(Duration),
     /// Wait for the client's JSON-RPC response to a server request, then send
     /// the message `then` computes.
     Await {
@@ -200,9 +202,13 @@ pub(crate) fn server_info() -> Value {
     json!({"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// The server's capabilities (`initialize` result, `server/discover`).
-pub(crate) fn server_capabilities() -> Value {
-    json!({"tools": {}})
+/// The server's capabilities (`initialize` result, `server/discover`): tools, plus what the
+/// conformance fixture set adds when it is in force.
+pub(crate) fn server_capabilities(shared: &Shared, rev: Protocol) -> Value {
+    match &shared.fixtures {
+        Some(_) => super::fixtures::capabilities(rev),
+        None => json!({"tools": {}}),
+    }
 }
 
 /// The `instructions` text (`initialize` result, `server/discover`).

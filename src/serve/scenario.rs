@@ -15,6 +15,10 @@ pub enum Scenario {
     /// No fault.
     #[default]
     Baseline,
+    /// No fault, with the conformance fixture set (`baseline:tools=conformance`): the fixture
+    /// tools, prompts, resources, completions and logging the official MCP conformance suite
+    /// calls, besides the five baseline tools.
+    BaselineConformance,
     /// Status per POST.
     HttpStatusSequence(Vec<u16>),
     /// HTTP 200 + JSON-RPC error with this code.
@@ -69,7 +73,7 @@ impl Scenario {
     /// The scenario's name (without parameters).
     pub fn name(&self) -> &'static str {
         match self {
-            Scenario::Baseline => "baseline",
+            Scenario::Baseline | Scenario::BaselineConformance => "baseline",
             Scenario::HttpStatusSequence(_) => "http_status_sequence",
             Scenario::JsonRpcError(_) => "jsonrpc_error",
             Scenario::ToolError => "tool_error",
@@ -105,6 +109,7 @@ impl fmt::Display for Scenario {
             Scenario::Non2xxValidBody(s) | Scenario::HtmlErrorPage(s) => write!(f, ":{s}"),
             Scenario::SseStall(Some(secs)) => write!(f, ":{secs}"),
             Scenario::RateLimited { n, retry_after } => write!(f, ":{n}:{retry_after}"),
+            Scenario::BaselineConformance => f.write_str(":tools=conformance"),
             _ => Ok(()),
         }
     }
@@ -165,7 +170,13 @@ impl FromStr for Scenario {
             Some(_) => Err(bad("this scenario takes no parameters".into())),
         };
         match name {
-            "baseline" => no_params(Scenario::Baseline),
+            "baseline" => match params.map(str::trim) {
+                None => Ok(Scenario::Baseline),
+                Some("tools=conformance") => Ok(Scenario::BaselineConformance),
+                Some(p) => Err(bad(format!(
+                    "`{p}` is not a tool set (the only one is tools=conformance)"
+                ))),
+            },
             "tool_error" => no_params(Scenario::ToolError),
             "input_required" => no_params(Scenario::InputRequired),
             "legacy_result" => no_params(Scenario::LegacyResult),
@@ -277,6 +288,10 @@ mod tests {
                 retry_after: 1
             }
         );
+        let conf = "baseline:tools=conformance".parse::<Scenario>().unwrap();
+        assert_eq!(conf, Scenario::BaselineConformance);
+        assert_eq!(conf.name(), "baseline");
+        assert_eq!(conf.to_string(), "baseline:tools=conformance");
         assert_eq!(
             "html_error_page".parse::<Scenario>().unwrap(),
             Scenario::HtmlErrorPage(200)
@@ -287,6 +302,7 @@ mod tests {
         ));
         for bad in [
             "baseline:1",
+            "baseline:tools=other",
             "http_status_sequence:abc",
             "http_status_sequence:99",
             "non2xx_valid_body:204",

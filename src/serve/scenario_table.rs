@@ -32,10 +32,18 @@ const BOTH: &[Protocol] = &[Protocol::V2025_11_25, Protocol::V2026_07_28];
 pub const SCENARIOS: &[ScenarioInfo] = &[
     ScenarioInfo {
         name: "baseline",
-        params: "",
+        params: "[:tools=conformance]  (default: the tools echo, add, count, create_order, \
+                 confirm_action)",
         example: "baseline",
         injects: "Nothing: every request is answered correctly (application/json by default, \
-                  SSE with --response-mode sse or for progress/elicitation).",
+                  SSE with --response-mode sse or for progress/elicitation). With \
+                  tools=conformance the server also offers the fixtures the official MCP \
+                  conformance suite calls: tools named test_* (text, image, audio, embedded \
+                  resource, mixed content, error, progress, logging, sampling, elicitation, \
+                  2026-07-28 input_required flows, a missing-capability check) and \
+                  json_schema_2020_12_tool, prompts test_*, resources test://..., a resource \
+                  template, completion/complete, and logging/setLevel and resources/subscribe \
+                  under 2025-11-25; list results carry caching hints under 2026-07-28.",
         layer: "application",
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS (TOOL_ERROR for arguments that break the inputSchema; \

@@ -1,6 +1,6 @@
 //! Server-side state: legacy sessions, MRTR `requestState` sealing, ids.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
@@ -26,6 +26,10 @@ pub(crate) struct Session {
     /// Server-to-client requests waiting for the client's JSON-RPC response,
     /// keyed by the serialised request id.
     pub pending: HashMap<String, Sender<Value>>,
+    /// Lowest level of `notifications/message` the client asked for with `logging/setLevel`.
+    pub log_level: Option<String>,
+    /// Resource URIs the client subscribed to with `resources/subscribe`.
+    pub subscriptions: HashSet<String>,
 }
 
 /// The 2025-11-25 sessions: each expires after `ttl` unused, and past `max` the least
@@ -153,6 +157,60 @@ impl Keys {
         format!("{b64}.{tag}")
     }
 
+    /// Seals the state of a multi-round fixture (the conformance tool set): which request
+    /// (`name`), for which arguments, and what earlier rounds gathered (`data`).
+    pub fn seal_rounds(&self, name: &str, args: &Value, data: &Value) -> String {
+        let payload = json!({
+            "v": 2,
+            "name": name,
+            "args": self.digest(args),
+            "data": data,
+            "exp": now_ms() + REQUEST_STATE_TTL_MS,
+        });
+        let b64 = URL_SAFE_NO_PAD.encode(payload.to_string());
+        let tag = self.tag(&b64);
+        format!("{b64}.{tag}")
+    }
+
+    /// Opens a state sealed by [`Keys::seal_rounds`] for this request and these arguments;
+    /// returns the data it carries.
+    pub fn open_rounds(&self, state: &str, name: &str, args: &Value) -> Result<Value, String> {
+        let payload = self.open_payload(state)?;
+        if payload["v"] != 2 {
+            return Err("unknown state version".into());
+        }
+        if payload["name"] != name {
+            return Err(format!(
+                "state was issued for {}, not {name}",
+                payload["name"]
+            ));
+        }
+        if payload["args"] != self.digest(args).as_str() {
+            return Err("state was issued for different arguments".into());
+        }
+        if payload["exp"].as_u64().unwrap_or(0) < now_ms() {
+            return Err("state has expired".into());
+        }
+        Ok(payload["data"].clone())
+    }
+
+    /// Checks a sealed state's tag and decodes its payload.
+    fn open_payload(&self, state: &str) -> Result<Value, String> {
+        let (b64, tag) = state
+            .rsplit_once('.')
+            .ok_or_else(|| "not a state issued by this server".to_string())?;
+        if self.tag(b64) != tag {
+            return Err(
+                "integrity check failed (state was modified or not issued by this server instance)"
+                    .into(),
+            );
+        }
+        let bytes = URL_SAFE_NO_PAD
+            .decode(b64)
+            .map_err(|_| "state payload is not base64url".to_string())?;
+        serde_json::from_slice(&bytes).map_err(|_| "state payload is not JSON".to_string())
+    }
+
     /// Opens a sealed state issued for this tool and these arguments.
     /// Returns the id of the request that received it.
     pub fn open_state(&self, state: &str, tool: &str, args: &Value) -> Result<Value, String> {
@@ -257,6 +315,8 @@ mod tests {
             protocol_version: "2025-11-25".into(),
             initialized: true,
             pending: HashMap::new(),
+            log_level: None,
+            subscriptions: HashSet::new(),
         }
     }
 

@@ -13,7 +13,7 @@ use super::reply::{
     priming, progress_msg, result_msg,
 };
 use super::tools::{self, Tool};
-use super::{Scenario, Shared, faults, input_required};
+use super::{Scenario, Shared, faults, fixtures, input_required};
 use crate::vocab::protocol::{code, meta};
 
 /// Answers a `tools/call` request.
@@ -33,6 +33,29 @@ pub(crate) fn tools_call(
         return json_reply(200, m, Vec::new());
     };
     let Some(tool) = shared.tools.iter().find(|t| t.name == name) else {
+        if shared.fixtures.is_some() {
+            let args = match params.get("arguments") {
+                None | Some(Value::Null) => Some(json!({})),
+                Some(a @ Value::Object(_)) => Some(a.clone()),
+                Some(_) => None,
+            };
+            match args {
+                Some(args) => {
+                    if let Some(reply) = fixtures::call_tool(shared, ctx, name, &args, params) {
+                        return reply;
+                    }
+                }
+                None => {
+                    let m = error_msg(
+                        Some(id),
+                        code::INVALID_PARAMS,
+                        "Invalid params: arguments must be an object",
+                        None,
+                    );
+                    return json_reply(200, m, Vec::new());
+                }
+            }
+        }
         let m = error_msg(
             Some(id),
             code::INVALID_PARAMS,

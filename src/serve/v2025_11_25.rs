@@ -10,13 +10,13 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::call::CallCtx;
 use super::exchange::{Exchange, Kind, client_label};
+use super::fixtures;
 use super::http::Request;
 use super::reply::{
     Reply, accepted, deliver, error_msg, json_reply, method_not_allowed, result_msg,
     server_capabilities, server_info, server_instructions, text_reply,
 };
 use super::state::Session;
-use super::tools;
 use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
@@ -61,11 +61,16 @@ pub(crate) fn initialize(
             protocol_version: negotiated.into(),
             initialized: false,
             pending: HashMap::new(),
+            log_level: None,
+            subscriptions: Default::default(),
         },
     );
     let result = Map::from_iter([
         ("protocolVersion".to_string(), json!(negotiated)),
-        ("capabilities".into(), server_capabilities()),
+        (
+            "capabilities".into(),
+            server_capabilities(shared, Protocol::V2025_11_25),
+        ),
         ("serverInfo".into(), server_info()),
         ("instructions".into(), server_instructions(shared)),
     ]);
@@ -170,8 +175,10 @@ pub(crate) fn handle(
                     Vec::new(),
                 ),
                 "tools/list" => {
-                    let result =
-                        Map::from_iter([("tools".to_string(), tools::definitions(&shared.tools))]);
+                    let result = Map::from_iter([(
+                        "tools".to_string(),
+                        fixtures::tool_list(shared, Protocol::V2025_11_25),
+                    )]);
                     deliver(
                         shared,
                         Protocol::V2025_11_25,
@@ -202,6 +209,16 @@ pub(crate) fn handle(
                     tools_call(shared, &ctx, &params)
                 }
                 _ => {
+                    let fx = fixtures::MethodCtx {
+                        rev: Protocol::V2025_11_25,
+                        id,
+                        params: msg.get("params").and_then(Value::as_object),
+                        caps: &caps,
+                        session: Some(&sid),
+                    };
+                    if let Some(reply) = fixtures::handle_method(shared, &fx, method) {
+                        return reply;
+                    }
                     let m = error_msg(
                         Some(id),
                         code::METHOD_NOT_FOUND,

@@ -11,12 +11,12 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::call::CallCtx;
 use super::exchange::{Exchange, Kind, client_label};
+use super::fixtures;
 use super::http::Request;
 use super::reply::{
     Reply, decorate_modern, deliver, error_msg, json_reply, result_msg, server_capabilities,
     server_instructions,
 };
-use super::tools;
 use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
@@ -107,7 +107,20 @@ pub(crate) fn handle(
 
     // Headers against the body first: a header version that contradicts `_meta` is a header
     // mismatch, whichever of the two names a version this server supports.
-    if let Err(why) = check_headers(req, method, version, params) {
+    let checked = check_headers(req, method, version, params).and_then(|()| {
+        // Parameters the called tool mirrors into `Mcp-Param-{Name}` headers.
+        match (
+            method,
+            params.and_then(|p| p.get("name")).and_then(Value::as_str),
+        ) {
+            ("tools/call", Some(name)) => match fixtures::input_schema(shared, name) {
+                Some(schema) => check_param_headers(req, &schema, params),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    });
+    if let Err(why) = checked {
         let m = error_msg(
             Some(id),
             code::HEADER_MISMATCH,
@@ -129,7 +142,10 @@ pub(crate) fn handle(
         "server/discover" => {
             let result = Map::from_iter([
                 ("supportedVersions".to_string(), supported_versions()),
-                ("capabilities".into(), server_capabilities()),
+                (
+                    "capabilities".into(),
+                    server_capabilities(shared, Protocol::V2026_07_28),
+                ),
                 ("instructions".into(), server_instructions(shared)),
                 ("ttlMs".into(), json!(60_000)),
                 ("cacheScope".into(), json!("public")),
@@ -144,7 +160,10 @@ pub(crate) fn handle(
         }
         "tools/list" => {
             let result = Map::from_iter([
-                ("tools".to_string(), tools::definitions(&shared.tools)),
+                (
+                    "tools".to_string(),
+                    fixtures::tool_list(shared, Protocol::V2026_07_28),
+                ),
                 ("ttlMs".into(), json!(60_000)),
                 ("cacheScope".into(), json!("public")),
             ]);
@@ -167,6 +186,17 @@ pub(crate) fn handle(
             tools_call(shared, &ctx, params)
         }
         _ => {
+            let caps = Value::Object(caps.clone());
+            let fx = fixtures::MethodCtx {
+                rev: Protocol::V2026_07_28,
+                id,
+                params,
+                caps: &caps,
+                session: None,
+            };
+            if let Some(reply) = fixtures::handle_method(shared, &fx, method) {
+                return reply;
+            }
             let m = error_msg(
                 Some(id),
                 code::METHOD_NOT_FOUND,
@@ -242,6 +272,92 @@ fn check_headers(
     Ok(())
 }
 
+/// Validates the `Mcp-Param-{Name}` headers of a `tools/call` against its arguments, for every
+/// property the tool's `inputSchema` annotates with `x-mcp-header` (reached through
+/// `properties` keys only). The streamable HTTP transport page: "Servers MUST reject requests
+/// with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020` (`HeaderMismatch`) if
+/// any validation fails", including when the "Client omits header but value is in body".
+fn check_param_headers(
+    req: &Request,
+    schema: &Value,
+    params: Option<&Map<String, Value>>,
+) -> Result<(), String> {
+    let args = params.and_then(|p| p.get("arguments"));
+    let mut annotated = Vec::new();
+    mirrored(schema, args, &mut annotated);
+    for (suffix, body) in annotated {
+        let name = format!("{}{suffix}", header::PARAM_PREFIX);
+        let body = match body {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Bool(b)) => Some(b.to_string()),
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(_) => None,
+        };
+        let raw = req.header_bytes(&name);
+        match (raw, body) {
+            (None, None) => {}
+            (None, Some(_)) => return Err(missing(&name)),
+            (Some(raw), body) => {
+                if raw
+                    .iter()
+                    .any(|&b| !(b == b'\t' || (0x20..=0x7e).contains(&b)))
+                {
+                    return Err(format!("{name} header value contains invalid characters"));
+                }
+                let value = String::from_utf8_lossy(raw).trim().to_string();
+                let decoded = decode_param(&value).ok_or_else(|| {
+                    format!("{name} header value '{value}' is not valid Base64 sentinel encoding")
+                })?;
+                if Some(decoded.as_str()) != body.as_deref() {
+                    return Err(mismatch(
+                        &name,
+                        &decoded,
+                        body.as_deref().unwrap_or("(absent)"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `x-mcp-header` names in `schema` (through `properties` only) with the argument value at
+/// each annotated property's path.
+fn mirrored<'a>(
+    schema: &Value,
+    args: Option<&'a Value>,
+    out: &mut Vec<(String, Option<&'a Value>)>,
+) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, sub) in props {
+        let value = args.and_then(|a| a.get(key));
+        if let Some(h) = sub.get("x-mcp-header").and_then(Value::as_str) {
+            out.push((h.to_string(), value));
+        }
+        mirrored(sub, value, out);
+    }
+}
+
+/// Decodes an `Mcp-Param-{Name}` value: the `=?base64?…?=` sentinel form must hold canonical,
+/// padded Base64 (RFC 4648); any other value is taken literally.
+fn decode_param(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        None => Some(value.to_string()),
+        Some(inner) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(inner)
+                .ok()?;
+            String::from_utf8(bytes).ok()
+        }
+    }
+}
+
 fn missing(name: &str) -> String {
     format!("required header {name} is missing")
 }
@@ -279,5 +395,19 @@ mod tests {
             Some("Hello, 世界")
         );
         assert_eq!(decode_sentinel("=?base64?!!!?="), None);
+        assert_eq!(
+            decode_param("=?base64?SGVsbG8=?=").as_deref(),
+            Some("Hello")
+        );
+        assert_eq!(
+            decode_param("=?base64?SGVsbG8?="),
+            None,
+            "padding is required"
+        );
+        assert_eq!(decode_param("=?base64?SGVs!!!bG8=?="), None);
+        assert_eq!(
+            decode_param("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
     }
 }

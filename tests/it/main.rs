@@ -40,6 +40,7 @@ mod rule_table;
 mod schema_agreement;
 mod secrets;
 mod serve_cli;
+mod serve_conformance_fixtures;
 mod serve_http;
 mod serve_legacy;
 mod serve_limits;
