@@ -348,9 +348,14 @@ fn listed_schemas_usable(cx: &Cx<'_>, p: &Params, tools: &[Value]) -> Eval {
         let Err(problem) = &s.compiled else {
             continue;
         };
-        let (kind, what) = schema_problem(problem);
+        let (kind, mut what) = schema_problem(problem);
         if p.value.as_deref() != Some(kind) {
             continue;
+        }
+        // A listed schema may nest as deep as the body does: keep the message short.
+        if let Some((cut, _)) = what.char_indices().nth(300) {
+            what.truncate(cut);
+            what.push('…');
         }
         let name = tools[s.index]
             .get("name")
