@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::result::valid_meta_key;
 use crate::check_api::{Cx, Eval, Hit, Params};
 
 crate::check_api::declare_checks! {
@@ -12,6 +13,8 @@ crate::check_api::declare_checks! {
         "a tool name in a `tools/list` result breaks the naming guidance `value` names: `length` (not 1 to `max` characters), `characters` (a character other than ASCII letters, digits, `_`, `-` and `.`) or `unique` (the same name, compared case-sensitively, as an earlier tool of the list)";
     "discover_version_supported" => discover_version_supported, [], [], RESULT,
         "a `server/discover` result's `supportedVersions` does not list the protocol version the request was made under (its `_meta` version, else its MCP-Protocol-Version header)";
+    "extension_ids" => extension_ids, [], [], RESULT,
+        "a key of `capabilities.extensions` in a `server/discover` result is not a `_meta` key name with a prefix";
 }
 
 /// At most this many characters of a name are quoted in a message.
@@ -164,6 +167,43 @@ fn discover_version_supported(cx: &Cx<'_>, _: &Params) -> Eval {
             shown(requested)
         ),
     )
+}
+
+fn extension_ids(cx: &Cx<'_>, _: &Params) -> Eval {
+    // Capabilities or extensions that are not objects are schema errors, judged there.
+    let Some(extensions) = cx
+        .final_result_of("server/discover")
+        .and_then(|r| r.get("capabilities"))
+        .and_then(|c| c.get("extensions"))
+        .and_then(Value::as_object)
+    else {
+        return Eval::NotApplicable;
+    };
+    if extensions.is_empty() {
+        return Eval::NotApplicable;
+    }
+    let hits: Vec<Hit> = extensions
+        .keys()
+        .filter(|k| !(k.contains('/') && valid_meta_key(k)))
+        .map(|k| {
+            let why = if k.contains('/') {
+                "does not follow the `_meta` key naming rules"
+            } else {
+                "has no prefix (such as `com.example/`)"
+            };
+            Hit::new(
+                format!(
+                    "/result/capabilities/extensions/{}",
+                    k.replace('~', "~0").replace('/', "~1")
+                ),
+                format!(
+                    "the extension identifier \"{}\" {why}; extension identifiers must be `_meta` key names with a prefix",
+                    shown(k)
+                ),
+            )
+        })
+        .collect();
+    Eval::from_hits(hits)
 }
 
 #[cfg(test)]
