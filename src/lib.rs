@@ -1,7 +1,9 @@
 //! # mcp-verdict
 //!
 //! Judges responses to MCP `tools/call` requests, per protocol revision, and says which layer
-//! failed, what a client should conclude, and which spec rule decided it.
+//! failed, what a client should conclude, and which spec rule decided it. The answers a client
+//! discovers tools from (`tools/list`, `server/discover`, `initialize`) are judged too: their
+//! outcome is `NOT_A_TOOL_CALL`, with findings citing the rules they break.
 //!
 //! A tool call can come back HTTP 200 and still have failed: the body may be a JSON-RPC
 //! error, a result with `isError: true`, an `input_required` interim result, an SSE stream that

@@ -52,6 +52,18 @@ pub struct Cx<'a> {
     /// The parts of the exchange present (for skipping checks that cannot apply).
     have: Needs,
     output_schema: OnceCell<Option<Result<OutputSchema, OutputSchemaProblem>>>,
+    listed_schemas: OnceCell<Vec<ListedSchema>>,
+}
+
+/// A schema member of a tool listed in a `tools/list` result, compiled under its dialect.
+#[derive(Debug)]
+pub struct ListedSchema {
+    /// The tool's index in `tools`.
+    pub index: usize,
+    /// `inputSchema` or `outputSchema`.
+    pub member: &'static str,
+    /// The compiled schema, or why it cannot be used.
+    pub compiled: Result<OutputSchema, OutputSchemaProblem>,
 }
 
 /// The members of the response message that checks read, found in one pass over it.
@@ -213,6 +225,7 @@ impl<'a> Cx<'a> {
             result_members,
             have,
             output_schema: OnceCell::new(),
+            listed_schemas: OnceCell::new(),
         }
     }
 
@@ -271,9 +284,52 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The final tool result object (kind `Complete`).
+    /// The final tool result object (kind `Complete`, answering a `tools/call` request or a
+    /// request that was not recorded).
     pub fn complete_result(&self) -> Option<&'a Map<String, Value>> {
-        self.result_if(&ResultKind::Complete)
+        match self.an.req.method {
+            Some(m) if m != "tools/call" => None,
+            _ => self.result_if(&ResultKind::Complete),
+        }
+    }
+
+    /// The final result object answering a recorded request of method `method` (kind
+    /// `Complete`).
+    pub fn final_result_of(&self, method: &str) -> Option<&'a Map<String, Value>> {
+        if self.an.req.method == Some(method) {
+            self.result_if(&ResultKind::Complete)
+        } else {
+            None
+        }
+    }
+
+    /// The final `tools/list` result's `tools` array.
+    pub fn listed_tools(&self) -> Option<&'a Vec<Value>> {
+        self.final_result_of("tools/list")?
+            .get("tools")
+            .and_then(Value::as_array)
+    }
+
+    /// The schema members (`inputSchema`, `outputSchema`) of the tools a `tools/list` result
+    /// lists, each compiled under its dialect (once, for every check that asks): the tool's
+    /// index, the member's name and the outcome. Members that are absent or not objects (a
+    /// schema error of the list) are left out.
+    pub fn listed_tool_schemas(&self) -> &[ListedSchema] {
+        self.listed_schemas.get_or_init(|| {
+            let mut out = Vec::new();
+            for (index, tool) in self.listed_tools().into_iter().flatten().enumerate() {
+                for member in ["inputSchema", "outputSchema"] {
+                    if let Some(schema) = tool.get(member).filter(|s| s.is_object()) {
+                        out.push(ListedSchema {
+                            index,
+                            member,
+                            compiled: crate::schema::output::compile(schema),
+                        });
+                    }
+                }
+            }
+            out
+        })
     }
 
     /// The recognised `resultType` values under this revision for this request.
@@ -297,6 +353,9 @@ impl<'a> Cx<'a> {
     fn target_value(&self, target: Target, code: Option<i64>) -> Option<&'a Value> {
         match target {
             Target::CompleteResult => self.complete_result().and(self.result),
+            Target::ListToolsResult => self.final_result_of("tools/list").and(self.result),
+            Target::DiscoverResult => self.final_result_of("server/discover").and(self.result),
+            Target::InitializeResult => self.final_result_of("initialize").and(self.result),
             Target::InputRequiredResult => {
                 self.result_if(&ResultKind::InputRequired).and(self.result)
             }

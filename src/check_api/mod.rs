@@ -137,7 +137,11 @@ pub struct CheckDef {
 /// What the exchange must have for a schema target to exist.
 pub fn target_needs(target: Target) -> Needs {
     match target {
-        Target::CompleteResult | Target::TaskResult => Needs::RESULT,
+        Target::CompleteResult
+        | Target::ListToolsResult
+        | Target::DiscoverResult
+        | Target::InitializeResult
+        | Target::TaskResult => Needs::RESULT,
         Target::InputRequiredResult => Needs::INPUT_REQUIRED,
         Target::Error | Target::ErrorResponse => Needs::ERROR,
         Target::Response => Needs::MESSAGE,

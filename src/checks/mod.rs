@@ -3,6 +3,7 @@
 //! (`NotApplicable`). What a trigger *means* (an outcome, a finding, a default) is decided by
 //! the rule table, never here. Each module declares its own checks (`CHECKS`).
 
+mod discovery;
 mod envelope;
 mod framing;
 mod icons;
@@ -30,6 +31,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     request::CHECKS,
     icons::CHECKS,
     session::CHECKS,
+    discovery::CHECKS,
 ];
 
 #[cfg(test)]

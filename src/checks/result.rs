@@ -32,8 +32,8 @@ crate::check_api::declare_checks! {
         "`structuredContent` is present and no text block carries the same JSON";
     "output_schema_conforms" => output_schema_conforms, [], [], RESULT,
         "the tool declares an `outputSchema` and the structured result is missing or does not conform";
-    "output_schema_usable" => output_schema_usable, ["value"], ["value"], RESULT,
-        "the tool's `outputSchema` cannot judge a final result: `value` names the problem, `dialect` (a `$schema` this judge does not support), `ref` (a `$ref` not resolvable within the schema; nothing is fetched) or `invalid` (not a valid schema in its dialect)";
+    "output_schema_usable" => output_schema_usable, ["value", "names"], ["value"], RESULT,
+        "the tool's `outputSchema` cannot judge a final result, or a schema member (`names`: `outputSchema` when not given, `inputSchema`) of a tool a `tools/list` result lists cannot be used: `value` names the problem, `dialect` (a `$schema` this judge does not support), `ref` (a `$ref` not resolvable within the schema; nothing is fetched) or `invalid` (not a valid schema in its dialect)";
     "meta_key_format" => meta_key_format, [], [], RESULT,
         "a `_meta` key in the result does not follow the key-name format";
     "server_info_present" => server_info_present, [], [], RESULT,
@@ -298,9 +298,97 @@ fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
+/// Which tool schema members a rule judges (`names`; `outputSchema` when not given).
+fn judges_member(p: &Params, member: &str) -> bool {
+    if p.names.is_empty() {
+        member == "outputSchema"
+    } else {
+        p.names.iter().any(|n| n == member)
+    }
+}
+
+/// The kind of a schema problem (as the rules' `value` names it) and what it is.
+fn schema_problem(problem: &crate::schema::output::OutputSchemaProblem) -> (&'static str, String) {
+    use crate::schema::output::{DIALECTS, OutputSchemaProblem as P};
+    match problem {
+        P::UnknownDialect(uri) => (
+            "dialect",
+            format!(
+                "declares `$schema` \"{uri}\", a dialect this judge does not support ({})",
+                DIALECTS.join(", ")
+            ),
+        ),
+        P::UnresolvedRef { external, why } => (
+            "ref",
+            format!(
+                "has a `$ref` that {} ({why})",
+                if *external {
+                    "points outside the schema document, which is never fetched"
+                } else {
+                    "points nowhere in the schema document"
+                }
+            ),
+        ),
+        P::Invalid(why) => (
+            "invalid",
+            format!("is not a valid schema in its dialect ({why})"),
+        ),
+    }
+}
+
+/// `output_schema_usable` on a `tools/list` result: every listed tool's judged members.
+fn listed_schemas_usable(cx: &Cx<'_>, p: &Params, tools: &[Value]) -> Eval {
+    let mut judged = false;
+    let mut hits = Vec::new();
+    for s in cx.listed_tool_schemas() {
+        if !judges_member(p, s.member) {
+            continue;
+        }
+        judged = true;
+        let Err(problem) = &s.compiled else {
+            continue;
+        };
+        let (kind, mut what) = schema_problem(problem);
+        if p.value.as_deref() != Some(kind) {
+            continue;
+        }
+        // A listed schema may nest as deep as the body does: keep the message short.
+        if let Some((cut, _)) = what.char_indices().nth(300) {
+            what.truncate(cut);
+            what.push('…');
+        }
+        let name = tools[s.index]
+            .get("name")
+            .and_then(Value::as_str)
+            .map(|n| {
+                let mut shown: String = n.chars().take(60).collect();
+                if shown.len() < n.len() {
+                    shown.push('…');
+                }
+                format!("tool \"{shown}\"")
+            })
+            .unwrap_or_else(|| format!("tool {}", s.index));
+        hits.push(Hit::new(
+            format!("/result/tools/{}/{}", s.index, s.member),
+            format!(
+                "the {} of {name} {what}; a client should reject the schema rather than treat it as permissive",
+                s.member
+            ),
+        ));
+    }
+    if judged {
+        Eval::from_hits(hits)
+    } else {
+        Eval::NotApplicable
+    }
+}
+
 fn output_schema_usable(cx: &Cx<'_>, p: &Params) -> Eval {
     use crate::schema::output::{DIALECTS, OutputSchemaProblem as P};
-    if cx.complete_result().is_none() {
+    if let Some(tools) = cx.listed_tools() {
+        return listed_schemas_usable(cx, p, tools);
+    }
+    if cx.complete_result().is_none() || !judges_member(p, "outputSchema") {
         return Eval::NotApplicable;
     }
     let Some(compiled) = cx.output_schema() else {

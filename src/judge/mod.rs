@@ -143,7 +143,8 @@ impl std::fmt::Display for JudgeError {
 impl std::error::Error for JudgeError {}
 
 /// Which revisions an exchange is judged under, absent an explicit choice: the file's
-/// `protocol`, else the request's `MCP-Protocol-Version` header, else its `_meta` version.
+/// `protocol`, else the request's `MCP-Protocol-Version` header, else its `_meta` version,
+/// else (an `initialize` request, which carries neither) the `protocolVersion` it asks for.
 pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
     if let Some(ps) = &ex.protocol
         && !ps.is_empty()
@@ -151,7 +152,13 @@ pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
         return Ok(ps.clone());
     }
     let req = RequestFacts::of(ex);
-    let declared = req.header_version.or(req.meta_version);
+    let asked = || {
+        if req.method != Some("initialize") {
+            return None;
+        }
+        req.params?.get("protocolVersion")?.as_str()
+    };
+    let declared = req.header_version.or(req.meta_version).or_else(asked);
     match declared {
         Some(v) => Protocol::parse(v)
             .map(|p| vec![p])
@@ -161,6 +168,13 @@ pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
 }
 
 /// Judges an exchange under the selected revisions.
+///
+/// Any recorded exchange can be judged. A `tools/call` exchange gets the outcome of its tool
+/// result. An exchange whose request is another method ends `NOT_A_TOOL_CALL`; its answer is
+/// not read as a tool result, but the answers a client discovers tools from are judged by
+/// rules of their own, whose findings the verdict carries: a `tools/list` result (its shape,
+/// the 2026-07-28 caching hints, the tool names, each listed tool's input and output schema),
+/// a `server/discover` result (2026-07-28) and an `initialize` result (2025-11-25).
 pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, JudgeError> {
     let from_exchange;
     let protocols: &[Protocol] = match options.protocols {

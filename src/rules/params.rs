@@ -11,8 +11,15 @@ use super::PointerPattern;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Target {
-    /// The `result` of a tools/call response read as a final `CallToolResult`.
+    /// The `result` of a tools/call response read as a final `CallToolResult` (a response to a
+    /// recorded request of another method has none).
     CompleteResult,
+    /// The final `result` of a response to a recorded `tools/list` request.
+    ListToolsResult,
+    /// The final `result` of a response to a recorded `server/discover` request.
+    DiscoverResult,
+    /// The final `result` of a response to a recorded `initialize` request.
+    InitializeResult,
     /// The `result` when it is an `InputRequiredResult`.
     InputRequiredResult,
     /// The `result` when it is a task handle.
@@ -29,7 +36,12 @@ impl Target {
     /// The JSON Pointer of the target inside the message.
     pub fn prefix(self) -> &'static str {
         match self {
-            Target::CompleteResult | Target::InputRequiredResult | Target::TaskResult => "/result",
+            Target::CompleteResult
+            | Target::ListToolsResult
+            | Target::DiscoverResult
+            | Target::InitializeResult
+            | Target::InputRequiredResult
+            | Target::TaskResult => "/result",
             Target::Error => "/error",
             Target::ErrorResponse | Target::Response => "",
         }

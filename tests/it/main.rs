@@ -12,6 +12,7 @@ mod cite_quotes;
 mod cli_conventions;
 mod deep_json;
 mod diag_record;
+mod discovery;
 mod engine_props;
 mod engine_schema_errors;
 mod exact_numbers;
