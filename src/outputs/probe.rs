@@ -53,6 +53,9 @@ pub struct RunOut {
     /// Calls that got no HTTP response to judge.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureOut>,
+    /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stream_messages: Vec<String>,
 }
 
 /// A listed tool, briefly.
@@ -234,6 +237,7 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 error: shown(error),
             })
             .collect(),
+        stream_messages: r.stream_messages.iter().map(|m| shown(m)).collect(),
     }
 }
 
@@ -427,6 +431,9 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 esc(label),
                 esc(why)
             );
+        }
+        for m in &r.stream_messages {
+            let _ = writeln!(out, "   {}", esc(m));
         }
     }
     let _ = writeln!(out);

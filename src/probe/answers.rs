@@ -29,6 +29,7 @@ pub(super) fn answer_server_request(
         headers,
         body: Some(&rb),
         rpc_id: None,
+        cancel: None,
     };
     let res = t.send(&out, &mut |_| {});
     let (status, end, note) = match &res {

@@ -57,6 +57,7 @@ mod call;
 mod config;
 mod headers;
 mod http;
+mod listen;
 pub(crate) mod plan;
 mod report;
 mod runner;
@@ -99,12 +100,22 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
     let transport =
         Transport::new(&config.url, config.timeouts, config.limits).map_err(ProbeError::Config)?;
     let url = sanitize(&config.url);
-    let mut runs = Vec::new();
-    for &p in &config.protocols {
+    let mut runs: Vec<RevisionRun> = Vec::new();
+    let mut todo: Vec<Protocol> = config.protocols.clone();
+    todo.reverse();
+    while let Some(p) = todo.pop() {
         let mut runner = Runner::new(config, &transport, p, &url);
         match p {
             Protocol::V2025_11_25 => runner.legacy(),
             Protocol::V2026_07_28 => runner.modern(),
+        }
+        // A server that rejects the revision as unsupported and lists one the probe speaks
+        // gets a run under that one too (once), unless it is already planned or done.
+        if let Some(q) = runner.fallback
+            && !config.protocols.contains(&q)
+            && !runs.iter().any(|r| r.protocol == q)
+        {
+            todo.push(q);
         }
         runs.push(runner.run);
     }

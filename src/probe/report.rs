@@ -152,6 +152,9 @@ pub struct RevisionRun {
     pub failures: Vec<(String, String)>,
     /// Set when not a single request reached the server.
     pub unreachable: Option<String>,
+    /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did
+    /// with them, one line each.
+    pub stream_messages: Vec<String>,
 }
 
 impl RevisionRun {
