@@ -159,7 +159,10 @@ impl Runner<'_> {
                 let method = req.get("method").and_then(Value::as_str);
                 match answer_for(&self.cfg.answers, key, method) {
                     Some(a) => {
-                        responses.insert(key.clone(), a.clone());
+                        responses.insert(
+                            key.clone(),
+                            super::answers::with_defaults(a, method, req.get("params")),
+                        );
                     }
                     None => missing.push(format!("`{key}` ({})", method.unwrap_or("?"))),
                 }
