@@ -70,15 +70,16 @@ impl Runner<'_> {
                     call.arguments.as_ref(),
                 ));
             }
-            let before = self.run.post_count();
+            self.drain_listener();
+            let first = self.run.steps.len();
             let mut answered = Vec::new();
             let res = self.send(&body, &headers, Some(&call.name), &mut answered);
-            call_posts += self.run.post_count() - before;
-            for s in
-                &self.run.steps[self.run.steps.len() - (self.run.post_count() - before) as usize..]
-            {
-                if let Some(st) = s.status {
-                    call_statuses.push(st);
+            for s in &self.run.steps[first..] {
+                if s.post.is_some() {
+                    call_posts += 1;
+                    if let Some(st) = s.status {
+                        call_statuses.push(st);
+                    }
                 }
             }
             let r = match res {

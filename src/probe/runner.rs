@@ -96,7 +96,8 @@ impl<'a> Runner<'a> {
         self.next_id
     }
 
-    /// Moves what the standalone GET stream brought so far into the run.
+    /// Moves what the standalone GET stream brought so far into the run. Called between
+    /// requests (never while a call is under way, so that a call's steps stay its own).
     pub(super) fn drain_listener(&mut self) {
         if let Some(heard) = self.listener.as_ref().map(super::listen::Listener::drain) {
             self.take_heard(heard);
@@ -202,7 +203,6 @@ impl<'a> Runner<'a> {
             for s in extra_steps {
                 self.push_step(s);
             }
-            self.drain_listener();
             if let Err(http::SendError::Unreachable(why)) = &res
                 && self.run.steps.len() == 1
             {
@@ -336,7 +336,6 @@ impl<'a> Runner<'a> {
             for s in extra_steps {
                 self.push_step(s);
             }
-            self.drain_listener();
             merged.body.truncate(merged.complete_len);
             let offset = merged.body.len();
             merged.body.extend_from_slice(&g.body);

@@ -95,6 +95,7 @@ impl Runner<'_> {
 
     /// A setup request: returns the `result` of the response, or why the run stops.
     fn setup(&mut self, method: &str, params: Value) -> SetupResult<(Value, Received)> {
+        self.drain_listener();
         let id = self.id();
         let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if !params.is_null() {
