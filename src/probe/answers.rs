@@ -30,6 +30,7 @@ pub(super) fn answer_server_request(
         body: Some(&rb),
         rpc_id: None,
         cancel: None,
+        on_head: None,
     };
     let res = t.send(&out, &mut |_| {});
     let (status, end, note) = match &res {

@@ -194,6 +194,8 @@ pub(super) struct Outgoing<'a> {
     /// Set by another thread to make the probe stop reading the body (a standalone GET
     /// stream is closed this way at the end of the session).
     pub cancel: Option<&'a AtomicBool>,
+    /// Called with the status once the response head has arrived.
+    pub on_head: Option<&'a dyn Fn(u16)>,
 }
 
 /// The HTTP client for one probe run (clones share the deadline).
@@ -320,6 +322,9 @@ impl Transport {
             headers.push(n.as_str(), String::from_utf8_lossy(v.as_bytes()));
         }
         let status = parts.status.as_u16();
+        if let Some(f) = out.on_head {
+            f(status);
+        }
         let sse = Media::parse(headers.get("content-type")) == Media::EventStream;
 
         // A bounded channel: the reader never runs far ahead of the caps.

@@ -34,6 +34,10 @@ use crate::wire::analysis::Media;
 /// How long closing the listener waits for its thread to notice.
 const CLOSE_WAIT: Duration = Duration::from_millis(500);
 
+/// Longest the probe waits for the response head of the standalone GET before it goes on
+/// with its requests (so that the stream is open before the server has anything to send).
+const OPEN_WAIT: Duration = Duration::from_secs(2);
+
 /// What the stream brought so far: HTTP steps (the GETs and the answers POSTed) and one line
 /// per message.
 #[derive(Debug, Default)]
@@ -60,17 +64,26 @@ impl Listener {
         let stop = Arc::new(AtomicBool::new(false));
         let heard = Arc::new(Mutex::new(Heard::default()));
         let (tx, done) = mpsc::channel();
-        let (t, s, h) = (t.clone(), stop.clone(), heard.clone());
+        let (head_tx, head_rx) = mpsc::channel::<()>();
+        let (tc, s, h) = (t.clone(), stop.clone(), heard.clone());
         let spawned = thread::Builder::new()
             .name("mcp-probe-get-stream".into())
             .spawn(move || {
-                listen(&t, &headers, &answer_headers, &answers, &s, &h);
+                let opened = move |_: u16| {
+                    let _ = head_tx.send(());
+                };
+                listen(&tc, &headers, &answer_headers, &answers, &s, &h, &opened);
                 let _ = tx.send(());
             });
-        if let Err(e) = spawned {
-            lock(&heard)
+        match spawned {
+            // Wait (briefly, within the deadline) for the head: the stream is open, or
+            // refused, before the probe's next request. A failed GET ends the wait at once.
+            Ok(_) => {
+                let _ = head_rx.recv_timeout(OPEN_WAIT.min(t.remaining()));
+            }
+            Err(e) => lock(&heard)
                 .lines
-                .push(format!("the standalone GET stream was not opened: {e}"));
+                .push(format!("the standalone GET stream was not opened: {e}")),
         }
         Listener { stop, heard, done }
     }
@@ -121,6 +134,7 @@ fn listen(
     answers: &Map<String, Value>,
     stop: &AtomicBool,
     heard: &Mutex<Heard>,
+    opened: &dyn Fn(u16),
 ) {
     let mut last_id: Option<String> = None;
     let mut retry: Option<Duration> = None;
@@ -141,6 +155,7 @@ fn listen(
             body: None,
             rpc_id: None,
             cancel: Some(stop),
+            on_head: Some(opened),
         };
         let mut on_message = |msg: &Value| {
             let line = match (msg.get("id"), msg.get("method").and_then(Value::as_str)) {

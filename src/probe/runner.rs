@@ -186,6 +186,7 @@ impl<'a> Runner<'a> {
             body: Some(&bytes),
             rpc_id,
             cancel: None,
+            on_head: None,
         };
         let mut tries = 0;
         let res = loop {
@@ -291,6 +292,7 @@ impl<'a> Runner<'a> {
                 body: None,
                 rpc_id,
                 cancel: None,
+                on_head: None,
             };
             let (res, extra_steps) = self.fetch(&out, answered);
             let mut step = get_step(&res);

@@ -332,6 +332,7 @@ impl Runner<'_> {
             body: None,
             rpc_id: None,
             cancel: None,
+            on_head: None,
         };
         let res = self.t.send(&out, &mut |_| {});
         let note = match &res {
