@@ -56,6 +56,18 @@ pub struct RunOut {
     /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stream_messages: Vec<String>,
+    /// Listed tools the probe rejected and did not call (invalid `x-mcp-header`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected_tools: Vec<RejectedOut>,
+}
+
+/// A listed tool the probe rejected.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedOut {
+    /// Tool name.
+    pub name: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// A listed tool, briefly.
@@ -238,6 +250,14 @@ fn run_out(r: &RevisionRun) -> RunOut {
             })
             .collect(),
         stream_messages: r.stream_messages.iter().map(|m| shown(m)).collect(),
+        rejected_tools: r
+            .rejected_tools
+            .iter()
+            .map(|(name, why)| RejectedOut {
+                name: shown(name),
+                reason: shown(why),
+            })
+            .collect(),
     }
 }
 
@@ -360,6 +380,15 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 .map(esc)
                 .collect();
             let _ = writeln!(out, "   tools ({}): {}", names.len(), names.join(", "));
+        }
+        for (name, why) in &r.rejected_tools {
+            let _ = writeln!(
+                out,
+                "   {} {}: {}",
+                style.bold("tool rejected:"),
+                esc(name),
+                esc(why)
+            );
         }
         let first_call = r
             .exchanges

@@ -28,7 +28,28 @@ fn single(p: Protocol) -> &'static [Protocol] {
 
 impl Runner<'_> {
     pub(super) fn calls(&mut self) {
-        for call in plan::planned_calls(self.cfg, &self.run.tools) {
+        let rejected = |t: &Value| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+            self.run.rejected_tools.iter().any(|(n, _)| n == name)
+        };
+        let usable: Vec<Value> = self
+            .run
+            .tools
+            .iter()
+            .filter(|t| !rejected(t))
+            .cloned()
+            .collect();
+        for call in plan::planned_calls(self.cfg, &usable) {
+            if let Some((_, why)) = self
+                .run
+                .rejected_tools
+                .iter()
+                .find(|(n, _)| *n == call.name)
+            {
+                let why = format!("not called: the tool definition was rejected ({why})");
+                self.run.failures.push((call.label(), why));
+                continue;
+            }
             self.call(&call);
             if self.run.unreachable.is_some() {
                 return;

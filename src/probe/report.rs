@@ -155,6 +155,9 @@ pub struct RevisionRun {
     /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did
     /// with them, one line each.
     pub stream_messages: Vec<String>,
+    /// Listed tools the probe rejected and does not call (2026-07-28: invalid `x-mcp-header`
+    /// annotations): (name, why).
+    pub rejected_tools: Vec<(String, String)>,
 }
 
 impl RevisionRun {
@@ -228,6 +231,7 @@ mod tests {
             failures,
             unreachable: None,
             stream_messages: Vec::new(),
+            rejected_tools: Vec::new(),
         }
     }
 

@@ -87,6 +87,7 @@ impl<'a> Runner<'a> {
                 failures: Vec::new(),
                 unreachable: None,
                 stream_messages: Vec::new(),
+                rejected_tools: Vec::new(),
             },
         }
     }

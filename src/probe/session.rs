@@ -234,7 +234,19 @@ impl Runner<'_> {
             };
             let (result, _) = self.setup("tools/list", params)?;
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
-                self.run.tools.extend(tools.iter().cloned());
+                for tool in tools {
+                    // Under 2026-07-28 a tool with invalid x-mcp-header annotations is
+                    // rejected: listed in the report, never called (see
+                    // `headers::x_mcp_header_problem`).
+                    if self.p == Protocol::V2026_07_28
+                        && let Some(why) =
+                            super::headers::x_mcp_header_problem(tool.get("inputSchema"))
+                    {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        self.run.rejected_tools.push((name.to_string(), why));
+                    }
+                    self.run.tools.push(tool.clone());
+                }
             }
             match result.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),

@@ -467,3 +467,57 @@ fn a_server_listing_only_the_other_revision_gets_that_run() {
     assert_eq!(discovers, 1);
     assert_eq!(report.exit_code(), 0);
 }
+
+#[test]
+fn tools_with_invalid_x_mcp_header_are_rejected_and_not_called() {
+    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+        let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
+        match seen.rpc() {
+            Some("server/discover") => {
+                json_reply(s, "200 OK", &modern_discover(&id, &["2026-07-28"]), "")
+            }
+            Some("tools/list") => json_reply(
+                s,
+                "200 OK",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
+                    {"name": "good", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object",
+                        "properties": {"r": {"type": "string", "x-mcp-header": "Region"}}, "required": ["r"]}},
+                    {"name": "bad", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object",
+                        "properties": {"r": {"type": "string", "x-mcp-header": "has space"}}, "required": ["r"]}}
+                ]}}),
+                "",
+            ),
+            Some("tools/call") => json_reply(
+                s,
+                "200 OK",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}),
+                "",
+            ),
+            _ => empty_reply(s, "405 Method Not Allowed"),
+        }
+    });
+    let (url, log) = serve(handler);
+    let mut cfg = ProbeConfig::new(&url);
+    cfg.protocols = vec![Protocol::V2026_07_28];
+    cfg.calls.push(CallSpec {
+        name: "bad".into(),
+        arguments: Some(json!({"r": "x"})),
+    });
+    let report = probe::run(&cfg).expect("reachable");
+    let run = report.run(Protocol::V2026_07_28).unwrap();
+    assert_eq!(run.rejected_tools.len(), 1);
+    assert_eq!(run.rejected_tools[0].0, "bad");
+    assert!(run.rejected_tools[0].1.contains("has space"));
+    let called: Vec<String> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.rpc() == Some("tools/call"))
+        .map(|s| s.body["params"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(called.iter().any(|n| n == "good"), "{called:?}");
+    assert!(!called.iter().any(|n| n == "bad"), "{called:?}");
+    // Asked for by name, the rejected tool is a call without a response.
+    assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
+    assert_eq!(report.exit_code(), 1);
+}
