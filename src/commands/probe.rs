@@ -106,7 +106,16 @@ fn probe_help() -> String {
     format!(
         "Besides the tools named with --tool, the probe calls an unknown tool name and, for each \
 tool marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
-don't). It never retries on its own.
+don't). It never replays a call on its own.
+
+As a client: under 2025-11-25 it opens the standalone GET stream after initialize (a 405 \
+answer is fine) and answers server requests there and on response streams (ping; others from \
+--answers, an accepted form keeping the schema's defaults for fields left out; -32601 for a \
+method without an answer, -32602 for an elicitation mode not declared); a response stream \
+closed before the response after an event id is resumed with GET and Last-Event-ID once the \
+stream's retry has passed. Under 2026-07-28 a request rejected as UnsupportedProtocolVersion \
+is sent once more when the server lists 2026-07-28; a server listing only the other revision \
+gets a run under it.
 
 Bounds: each request has --connect-timeout, --idle-timeout and --timeout; each response is read \
 up to --max-body bytes and --max-events SSE events; the whole probe ends by --deadline (default \

@@ -53,6 +53,21 @@ pub struct RunOut {
     /// Calls that got no HTTP response to judge.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<FailureOut>,
+    /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stream_messages: Vec<String>,
+    /// Listed tools the probe rejected and did not call (invalid `x-mcp-header`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rejected_tools: Vec<RejectedOut>,
+}
+
+/// A listed tool the probe rejected.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedOut {
+    /// Tool name.
+    pub name: String,
+    /// Why.
+    pub reason: String,
 }
 
 /// A listed tool, briefly.
@@ -234,6 +249,15 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 error: shown(error),
             })
             .collect(),
+        stream_messages: r.stream_messages.iter().map(|m| shown(m)).collect(),
+        rejected_tools: r
+            .rejected_tools
+            .iter()
+            .map(|(name, why)| RejectedOut {
+                name: shown(name),
+                reason: shown(why),
+            })
+            .collect(),
     }
 }
 
@@ -357,6 +381,15 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 .collect();
             let _ = writeln!(out, "   tools ({}): {}", names.len(), names.join(", "));
         }
+        for (name, why) in &r.rejected_tools {
+            let _ = writeln!(
+                out,
+                "   {} {}: {}",
+                style.bold("tool rejected:"),
+                esc(name),
+                esc(why)
+            );
+        }
         let first_call = r
             .exchanges
             .first()
@@ -427,6 +460,9 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 esc(label),
                 esc(why)
             );
+        }
+        for m in &r.stream_messages {
+            let _ = writeln!(out, "   {}", esc(m));
         }
     }
     let _ = writeln!(out);

@@ -29,6 +29,8 @@ pub(super) fn answer_server_request(
         headers,
         body: Some(&rb),
         rpc_id: None,
+        cancel: None,
+        on_head: None,
     };
     let res = t.send(&out, &mut |_| {});
     let (status, end, note) = match &res {
@@ -101,7 +103,7 @@ fn reply_to(
     }
     match answer_for(answers, &key, Some(method)) {
         Some(a) => (
-            json!({"jsonrpc": "2.0", "id": id, "result": a}),
+            json!({"jsonrpc": "2.0", "id": id, "result": with_defaults(a, Some(method), msg.get("params"))}),
             "answer from the answers file".to_string(),
         ),
         None => (
@@ -109,6 +111,51 @@ fn reply_to(
             format!("error response {METHOD_NOT_FOUND} (no answer in --answers)"),
         ),
     }
+}
+
+/// An answer with the requested schema's defaults filled in: for an accepted form-mode
+/// `elicitation/create`, each property of `requestedSchema` that has a `default` and is
+/// missing from the answer's `content` gets that default. Other answers are returned as they
+/// are.
+///
+/// 2025-11-25 client/elicitation, Requested Schema: "All primitive types support optional
+/// default values to provide sensible starting points. Clients that support defaults
+/// **SHOULD** pre-populate form fields with these values." The probe has no form: the
+/// answers file is what the user filled in, and a field it leaves out keeps its default.
+pub(super) fn with_defaults(answer: &Value, method: Option<&str>, params: Option<&Value>) -> Value {
+    let mut out = answer.clone();
+    if method != Some("elicitation/create")
+        || answer.get("action").and_then(Value::as_str) != Some("accept")
+    {
+        return out;
+    }
+    let Some(params) = params else { return out };
+    if params.get("mode").and_then(Value::as_str).unwrap_or("form") != "form" {
+        return out;
+    }
+    let Some(props) = params
+        .pointer("/requestedSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return out;
+    };
+    let Some(obj) = out.as_object_mut() else {
+        return out;
+    };
+    let content = obj
+        .entry("content")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let Some(content) = content.as_object_mut() else {
+        return out;
+    };
+    for (name, prop) in props {
+        if let Some(d) = prop.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), d.clone());
+        }
+    }
+    out
 }
 
 /// Client capabilities the answers file can satisfy: a method key names the capability
@@ -177,6 +224,44 @@ mod tests {
             Some(&json!({"roots": []}))
         );
         assert_eq!(answer_for(&answers, "x", Some("ping")), None);
+    }
+
+    #[test]
+    fn accepted_forms_keep_their_defaults() {
+        let params = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "color": {"type": "string"}
+        }}});
+        let accept = json!({"action": "accept", "content": {"age": 41}});
+        assert_eq!(
+            with_defaults(&accept, Some("elicitation/create"), Some(&params)),
+            json!({"action": "accept", "content": {"age": 41, "name": "John Doe"}})
+        );
+        let bare = json!({"action": "accept"});
+        assert_eq!(
+            with_defaults(&bare, Some("elicitation/create"), Some(&params))["content"],
+            json!({"age": 30, "name": "John Doe"})
+        );
+        let decline = json!({"action": "decline"});
+        assert_eq!(
+            with_defaults(&decline, Some("elicitation/create"), Some(&params)),
+            decline
+        );
+        let odd = json!({"action": "accept", "content": "text"});
+        assert_eq!(
+            with_defaults(&odd, Some("elicitation/create"), Some(&params)),
+            odd
+        );
+        assert_eq!(
+            with_defaults(&accept, Some("roots/list"), Some(&params)),
+            accept
+        );
+        let url = json!({"mode": "url", "requestedSchema": params["requestedSchema"].clone()});
+        assert_eq!(
+            with_defaults(&accept, Some("elicitation/create"), Some(&url)),
+            accept
+        );
     }
 
     #[test]

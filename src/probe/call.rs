@@ -28,7 +28,28 @@ fn single(p: Protocol) -> &'static [Protocol] {
 
 impl Runner<'_> {
     pub(super) fn calls(&mut self) {
-        for call in plan::planned_calls(self.cfg, &self.run.tools) {
+        let rejected = |t: &Value| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
+            self.run.rejected_tools.iter().any(|(n, _)| n == name)
+        };
+        let usable: Vec<Value> = self
+            .run
+            .tools
+            .iter()
+            .filter(|t| !rejected(t))
+            .cloned()
+            .collect();
+        for call in plan::planned_calls(self.cfg, &usable) {
+            if let Some((_, why)) = self
+                .run
+                .rejected_tools
+                .iter()
+                .find(|(n, _)| *n == call.name)
+            {
+                let why = format!("not called: the tool definition was rejected ({why})");
+                self.run.failures.push((call.label(), why));
+                continue;
+            }
             self.call(&call);
             if self.run.unreachable.is_some() {
                 return;
@@ -70,15 +91,16 @@ impl Runner<'_> {
                     call.arguments.as_ref(),
                 ));
             }
-            let before = self.run.post_count();
+            self.drain_listener();
+            let first = self.run.steps.len();
             let mut answered = Vec::new();
             let res = self.send(&body, &headers, Some(&call.name), &mut answered);
-            call_posts += self.run.post_count() - before;
-            for s in
-                &self.run.steps[self.run.steps.len() - (self.run.post_count() - before) as usize..]
-            {
-                if let Some(st) = s.status {
-                    call_statuses.push(st);
+            for s in &self.run.steps[first..] {
+                if s.post.is_some() {
+                    call_posts += 1;
+                    if let Some(st) = s.status {
+                        call_statuses.push(st);
+                    }
                 }
             }
             let r = match res {
@@ -159,7 +181,10 @@ impl Runner<'_> {
                 let method = req.get("method").and_then(Value::as_str);
                 match answer_for(&self.cfg.answers, key, method) {
                     Some(a) => {
-                        responses.insert(key.clone(), a.clone());
+                        responses.insert(
+                            key.clone(),
+                            super::answers::with_defaults(a, method, req.get("params")),
+                        );
                     }
                     None => missing.push(format!("`{key}` ({})", method.unwrap_or("?"))),
                 }

@@ -70,10 +70,153 @@ fn collect_param_headers(schema: &Value, value: &Value, out: &mut Vec<(String, S
     }
 }
 
+/// Why a tool definition's `x-mcp-header` annotations are invalid, when they are: a value
+/// that is not a non-empty HTTP token, one on a property whose type is not integer, string or
+/// boolean, two values equal but for case, or an annotation that is not on a property
+/// statically reachable from the schema root (a chain of `properties` keys only).
+///
+/// 2026-07-28 server/tools, x-mcp-header: "Clients using the Streamable HTTP transport
+/// **MUST** reject tool definitions where any `x-mcp-header` value violates these
+/// constraints. Rejection means the client **MUST** exclude the invalid tool from the result
+/// of `tools/list`. Clients **SHOULD** log a warning when rejecting a tool definition,
+/// including the tool name and the reason for rejection."
+pub(super) fn x_mcp_header_problem(input_schema: Option<&Value>) -> Option<String> {
+    let schema = input_schema?;
+    let mut seen: Vec<String> = Vec::new();
+    let mut problem = None;
+    walk(schema, "", false, &mut seen, &mut problem);
+    problem
+}
+
+/// Keywords whose values are data, not schemas.
+const DATA_KEYWORDS: [&str; 5] = ["const", "default", "enum", "examples", "example"];
+
+fn walk(
+    schema: &Value,
+    path: &str,
+    reachable: bool,
+    seen: &mut Vec<String>,
+    problem: &mut Option<String>,
+) {
+    if problem.is_some() {
+        return;
+    }
+    let Some(obj) = schema.as_object() else {
+        if let Some(items) = schema.as_array() {
+            for v in items {
+                walk(v, path, false, seen, problem);
+            }
+        }
+        return;
+    };
+    if let Some(v) = obj.get("x-mcp-header") {
+        let at = if path.is_empty() {
+            "the schema root"
+        } else {
+            path
+        };
+        let name = v.as_str().unwrap_or("");
+        let ty = obj.get("type").and_then(Value::as_str);
+        let tchar = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        *problem = if !v.is_string() {
+            Some(format!("x-mcp-header at {at} is not a string"))
+        } else if path.is_empty() || !reachable {
+            Some(format!(
+                "x-mcp-header {name:?} at {at} is not on a property reachable through `properties` alone"
+            ))
+        } else if name.is_empty() {
+            Some(format!("x-mcp-header at {at} is empty"))
+        } else if !name.bytes().all(tchar) {
+            Some(format!(
+                "x-mcp-header {name:?} at {at} is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~ only)"
+            ))
+        } else if !matches!(ty, Some("string" | "integer" | "boolean")) {
+            Some(format!(
+                "x-mcp-header {name:?} at {at} is on a property of type {}, not integer, string or boolean",
+                ty.map_or_else(|| "(none)".to_string(), |t| format!("{t:?}"))
+            ))
+        } else if seen.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+            Some(format!(
+                "x-mcp-header {name:?} at {at} repeats another (case-insensitively)"
+            ))
+        } else {
+            seen.push(name.to_string());
+            None
+        };
+        if problem.is_some() {
+            return;
+        }
+    }
+    for (key, v) in obj {
+        if DATA_KEYWORDS.contains(&key.as_str()) {
+            continue;
+        }
+        if key == "properties"
+            && let Some(props) = v.as_object()
+        {
+            for (name, prop) in props {
+                let p = format!("{path}/{name}");
+                walk(prop, &p, reachable || path.is_empty(), seen, problem);
+            }
+        } else if v.is_object() || v.is_array() {
+            walk(v, &format!("{path}/{key}"), false, seen, problem);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn invalid_x_mcp_header_annotations_are_named() {
+        let bad = |schema: Value| x_mcp_header_problem(Some(&schema));
+        let prop = |p: Value| json!({"type": "object", "properties": {"a": p}});
+        assert_eq!(
+            bad(prop(json!({"type": "string", "x-mcp-header": "Region"}))),
+            None
+        );
+        assert_eq!(
+            bad(
+                json!({"type": "object", "properties": {"o": {"type": "object", "properties": {
+                "n": {"type": "integer", "x-mcp-header": "N"}}}}})
+            ),
+            None
+        );
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": ""}))).is_some());
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": "a b"}))).is_some());
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": "a:b"}))).is_some());
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": "é"}))).is_some());
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": "a\nb"}))).is_some());
+        assert!(bad(prop(json!({"type": "number", "x-mcp-header": "N"}))).is_some());
+        assert!(bad(prop(json!({"type": "object", "x-mcp-header": "N"}))).is_some());
+        assert!(bad(prop(json!({"x-mcp-header": "N"}))).is_some());
+        assert!(bad(prop(json!({"type": "string", "x-mcp-header": 3}))).is_some());
+        assert!(
+            bad(json!({"type": "object", "properties": {
+                "a": {"type": "string", "x-mcp-header": "Dup"},
+                "b": {"type": "string", "x-mcp-header": "dup"}}}))
+            .is_some()
+        );
+        assert!(
+            bad(
+                json!({"type": "object", "properties": {"l": {"type": "array",
+                "items": {"type": "string", "x-mcp-header": "I"}}}})
+            )
+            .is_some()
+        );
+        assert!(
+            bad(json!({"type": "object", "anyOf": [{"properties": {
+                "a": {"type": "string", "x-mcp-header": "A"}}}]}))
+            .is_some()
+        );
+        // Data is not schema.
+        assert_eq!(
+            bad(json!({"type": "object", "default": {"x-mcp-header": ""}})),
+            None
+        );
+    }
 
     #[test]
     fn sentinel_encoding_follows_the_spec_examples() {

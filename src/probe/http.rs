@@ -4,6 +4,7 @@
 
 use std::io::Read;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,6 +28,9 @@ pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 /// How long the probe keeps reading an SSE stream after its final response arrived, to see
 /// whether the server ends the stream (and whether anything follows the response).
 const LINGER: Duration = Duration::from_millis(250);
+
+/// How often a read that can be cancelled checks its cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Deadlines for one HTTP request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +96,8 @@ pub enum ReadStop {
     EventCap,
     /// The final response had arrived; the server had not ended the stream shortly after.
     AfterResponse,
+    /// The probe closed the stream itself: a standalone GET stream at the end of the session.
+    ClosedByClient,
 }
 
 impl ReadStop {
@@ -105,6 +111,7 @@ impl ReadStop {
             ReadStop::SizeCap => "cut at the size cap",
             ReadStop::EventCap => "cut at the event cap",
             ReadStop::AfterResponse => "stopped reading after the response",
+            ReadStop::ClosedByClient => "closed by the probe at the end of the session",
         }
     }
 }
@@ -154,6 +161,13 @@ pub(super) struct Received {
     pub stop: Option<ReadStop>,
     /// The JSON-RPC response to the request, when one was read (JSON body or SSE event).
     pub final_message: Option<Value>,
+    /// The SSE stream's last event id, when the server set one (the cursor to resume from).
+    pub last_event_id: Option<String>,
+    /// The SSE stream's last `retry` field: how long to wait before reconnecting.
+    pub retry: Option<Duration>,
+    /// Where the body's last complete SSE event ends (the whole body when it is not a cut
+    /// stream); a resumed stream continues from there.
+    pub complete_len: usize,
 }
 
 impl Received {
@@ -177,9 +191,15 @@ pub(super) struct Outgoing<'a> {
     pub body: Option<&'a [u8]>,
     /// The JSON-RPC id whose response ends the exchange (requests only).
     pub rpc_id: Option<&'a Value>,
+    /// Set by another thread to make the probe stop reading the body (a standalone GET
+    /// stream is closed this way at the end of the session).
+    pub cancel: Option<&'a AtomicBool>,
+    /// Called with the status once the response head has arrived.
+    pub on_head: Option<&'a dyn Fn(u16)>,
 }
 
-/// The HTTP client for one probe run.
+/// The HTTP client for one probe run (clones share the deadline).
+#[derive(Clone)]
 pub(super) struct Transport {
     agent: ureq::Agent,
     url: String,
@@ -237,6 +257,11 @@ impl Transport {
             limits,
             deadline: Instant::now() + limits.deadline,
         })
+    }
+
+    /// Time left before the probe's deadline.
+    pub(super) fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
     }
 
     /// The request with its time limits cut to what is left before the probe's deadline.
@@ -297,6 +322,9 @@ impl Transport {
             headers.push(n.as_str(), String::from_utf8_lossy(v.as_bytes()));
         }
         let status = parts.status.as_u16();
+        if let Some(f) = out.on_head {
+            f(status);
+        }
         let sse = Media::parse(headers.get("content-type")) == Media::EventStream;
 
         // A bounded channel: the reader never runs far ahead of the caps.
@@ -366,7 +394,26 @@ impl Transport {
                     ),
                 ),
             };
-            match rx.recv_timeout(limit.saturating_duration_since(now)) {
+            // With a cancel flag, wake up often enough to notice it.
+            let wait = limit.saturating_duration_since(now);
+            let wait = match out.cancel {
+                Some(_) => wait.min(CANCEL_POLL),
+                None => wait,
+            };
+            let got = rx.recv_timeout(wait);
+            if matches!(got, Err(RecvTimeoutError::Timeout)) {
+                if out.cancel.is_some_and(|c| c.load(Ordering::SeqCst)) {
+                    break (
+                        BodyEnd::Timeout,
+                        ReadStop::ClosedByClient,
+                        Some("the probe closed the stream at the end of the session".into()),
+                    );
+                }
+                if Instant::now() < limit {
+                    continue;
+                }
+            }
+            match got {
                 Ok(Piece::Bytes(b)) => {
                     let room = max_body - bytes.len();
                     let cut = b.len() > room;
@@ -434,6 +481,15 @@ impl Transport {
             }
         };
         let stop = (end_note.is_some()).then_some(stop);
+        let (mut last_event_id, mut retry, mut complete_len) = (None, None, bytes.len());
+        if sse {
+            let parsed = crate::wire::sse::parse(&bytes);
+            last_event_id = (!parsed.last_event_id.is_empty()).then_some(parsed.last_event_id);
+            retry = parsed.retry.map(Duration::from_millis);
+            if let Some(t) = &parsed.tail {
+                complete_len = t.start.min(bytes.len());
+            }
+        }
         if !sse && (200..300).contains(&status) {
             final_message = serde_json::from_slice::<Value>(&bytes)
                 .ok()
@@ -447,6 +503,9 @@ impl Transport {
             end_note,
             stop,
             final_message,
+            last_event_id,
+            retry,
+            complete_len,
         })
     }
 }

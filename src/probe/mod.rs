@@ -17,7 +17,21 @@
 //! every request. A server request arriving on a `tools/call` SSE stream (`ping`,
 //! `elicitation/create`, `roots/list`, ...) is answered with a POSTed JSON-RPC response: a
 //! `ping` with an empty result, others from the answers file, or an error response when
-//! there is no answer. The session is DELETEd at the end (405 is fine).
+//! there is no answer (-32601 for a method it has no answer for, -32602 for an elicitation
+//! mode it did not declare); an accepted form elicitation keeps the requested schema's
+//! `default` for every field the answer leaves out. After `initialize` the probe opens the
+//! standalone GET stream (`Accept: text/event-stream`) and answers the server requests that
+//! arrive there the same way, for as long as the session lasts; a 405 means the server offers
+//! no such stream, which the transport allows. A response stream the server closes before
+//! the response, after an event id, is resumed with GET and `Last-Event-ID` once the stream's
+//! `retry` has passed (1 s without one), up to 20 times within the deadline, and the exchange
+//! is judged as the one stream it is (the POST's head, every segment's events in order). The
+//! session is DELETEd at the end (405 is fine).
+//!
+//! A 2026-07-28 request answered UnsupportedProtocolVersion (-32022) by a server whose
+//! `supported` list names 2026-07-28 is sent once more; a server that lists only 2025-11-25
+//! (or rejects `initialize` listing only 2026-07-28) gets a run under the listed revision as
+//! well, when it was not asked for.
 //!
 //! Every `tools/call` carries `_meta.progressToken` (`mcp-verdict-probe-<id>`), so servers
 //! may stream progress notifications.
@@ -29,7 +43,8 @@
 //! labelled with what happened ([`CallExchange::unanswered`]) and makes the exit status 1.
 //!
 //! Each `tools/call` exchange becomes an [`Exchange`](crate::Exchange) built from the bytes
-//! as received and is judged under the revision probed; nothing is retried on its own.
+//! as received and is judged under the revision probed; nothing is retried on its own beyond
+//! the stream resumption and the version retry above.
 //! Secrets in header values (`Authorization`, cookies, `*-Api-Key`, `*token*`, session ids)
 //! are replaced by `[REDACTED]` before they reach an exchange, a record, a log line or the
 //! output.
@@ -57,6 +72,7 @@ mod call;
 mod config;
 mod headers;
 mod http;
+mod listen;
 pub(crate) mod plan;
 mod report;
 mod runner;
@@ -99,12 +115,22 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
     let transport =
         Transport::new(&config.url, config.timeouts, config.limits).map_err(ProbeError::Config)?;
     let url = sanitize(&config.url);
-    let mut runs = Vec::new();
-    for &p in &config.protocols {
+    let mut runs: Vec<RevisionRun> = Vec::new();
+    let mut todo: Vec<Protocol> = config.protocols.clone();
+    todo.reverse();
+    while let Some(p) = todo.pop() {
         let mut runner = Runner::new(config, &transport, p, &url);
         match p {
             Protocol::V2025_11_25 => runner.legacy(),
             Protocol::V2026_07_28 => runner.modern(),
+        }
+        // A server that rejects the revision as unsupported and lists one the probe speaks
+        // gets a run under that one too (once), unless it is already planned or done.
+        if let Some(q) = runner.fallback
+            && !config.protocols.contains(&q)
+            && !runs.iter().any(|r| r.protocol == q)
+        {
+            todo.push(q);
         }
         runs.push(runner.run);
     }

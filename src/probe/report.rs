@@ -152,6 +152,12 @@ pub struct RevisionRun {
     pub failures: Vec<(String, String)>,
     /// Set when not a single request reached the server.
     pub unreachable: Option<String>,
+    /// Messages that arrived on the standalone GET stream (2025-11-25) and what the probe did
+    /// with them, one line each.
+    pub stream_messages: Vec<String>,
+    /// Listed tools the probe rejected and does not call (2026-07-28: invalid `x-mcp-header`
+    /// annotations): (name, why).
+    pub rejected_tools: Vec<(String, String)>,
 }
 
 impl RevisionRun {
@@ -207,5 +213,59 @@ impl ProbeReport {
         } else {
             exit::FINDINGS
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(status: RunStatus, failures: Vec<(String, String)>) -> RevisionRun {
+        RevisionRun {
+            protocol: Protocol::V2025_11_25,
+            status,
+            server: None,
+            tools: Vec::new(),
+            steps: Vec::new(),
+            exchanges: Vec::new(),
+            failures,
+            unreachable: None,
+            stream_messages: Vec::new(),
+            rejected_tools: Vec::new(),
+        }
+    }
+
+    fn code(runs: Vec<RevisionRun>) -> u8 {
+        ProbeReport {
+            url: "http://x/mcp".into(),
+            runs,
+        }
+        .exit_code()
+    }
+
+    #[test]
+    fn exit_code_is_one_for_a_call_without_a_response_a_failed_setup_or_nothing_probed() {
+        assert_eq!(code(vec![run(RunStatus::Probed, Vec::new())]), exit::OK);
+        let unsent = vec![("echo".to_string(), "not sent".to_string())];
+        assert_eq!(code(vec![run(RunStatus::Probed, unsent)]), exit::FINDINGS);
+        assert_eq!(
+            code(vec![
+                run(RunStatus::Probed, Vec::new()),
+                run(RunStatus::Failed("initialize".into()), Vec::new())
+            ]),
+            exit::FINDINGS
+        );
+        // A declined revision is no failure, but something must have been probed.
+        assert_eq!(
+            code(vec![
+                run(RunStatus::Unsupported("no".into()), Vec::new()),
+                run(RunStatus::Probed, Vec::new())
+            ]),
+            exit::OK
+        );
+        assert_eq!(
+            code(vec![run(RunStatus::Unsupported("no".into()), Vec::new())]),
+            exit::FINDINGS
+        );
     }
 }

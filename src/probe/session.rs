@@ -79,8 +79,23 @@ impl Runner<'_> {
         h
     }
 
+    /// Header fields for a GET on the endpoint (the standalone stream, a resumption): an
+    /// `Accept` listing `text/event-stream` (2025-11-25 basic/transports: "The client **MUST**
+    /// include an `Accept` header, listing `text/event-stream` as a supported content type"),
+    /// the session id and protocol version, and the `--header` fields.
+    pub(super) fn stream_headers(&self) -> Vec<(String, String)> {
+        let mut h: Vec<(String, String)> = vec![("Accept".into(), EVENT_STREAM.into())];
+        if let Some(s) = &self.session {
+            h.push((header::SESSION_ID.into(), s.clone()));
+        }
+        h.push((header::PROTOCOL_VERSION.into(), self.p.as_str().into()));
+        h.extend(self.cfg.headers.iter().cloned());
+        h
+    }
+
     /// A setup request: returns the `result` of the response, or why the run stops.
     fn setup(&mut self, method: &str, params: Value) -> SetupResult<(Value, Received)> {
+        self.drain_listener();
         let id = self.id();
         let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if !params.is_null() {
@@ -100,7 +115,14 @@ impl Runner<'_> {
                     error_text(m.get("error"))
                 )))
             }
-            _ => Err(Stop::Failed(format!("{method}: {}", describe_failure(&r)))),
+            _ => {
+                // A modern-only server may reject initialize as UnsupportedProtocolVersion,
+                // listing the versions it supports.
+                if let Some(supported) = super::runner::rejected_version(&r) {
+                    self.fallback = fallback_from(&json!(supported), self.p);
+                }
+                Err(Stop::Failed(format!("{method}: {}", describe_failure(&r))))
+            }
         }
     }
 
@@ -164,6 +186,7 @@ impl Runner<'_> {
                     .and_then(|m| m.pointer("/error/data/supported"))
                     .cloned()
                     .unwrap_or(Value::Null);
+                self.fallback = fallback_from(&supported, self.p);
                 return Err(Stop::Unsupported(format!(
                     "server/discover was rejected as UnsupportedProtocolVersion (HTTP {}); the server supports {supported}",
                     r.status
@@ -211,7 +234,19 @@ impl Runner<'_> {
             };
             let (result, _) = self.setup("tools/list", params)?;
             if let Some(tools) = result.get("tools").and_then(Value::as_array) {
-                self.run.tools.extend(tools.iter().cloned());
+                for tool in tools {
+                    // Under 2026-07-28 a tool with invalid x-mcp-header annotations is
+                    // rejected: listed in the report, never called (see
+                    // `headers::x_mcp_header_problem`).
+                    if self.p == Protocol::V2026_07_28
+                        && let Some(why) =
+                            super::headers::x_mcp_header_problem(tool.get("inputSchema"))
+                    {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        self.run.rejected_tools.push((name.to_string(), why));
+                    }
+                    self.run.tools.push(tool.clone());
+                }
             }
             match result.get("nextCursor") {
                 Some(c) if !c.is_null() => cursor = Some(c.clone()),
@@ -233,6 +268,7 @@ impl Runner<'_> {
         } else {
             self.calls();
         }
+        self.close_listener();
         if self.session.is_some() && self.run.unreachable.is_none() {
             self.delete_session();
         }
@@ -279,6 +315,14 @@ impl Runner<'_> {
                 describe_failure(&r)
             )));
         }
+        // The standalone GET stream, for server messages unrelated to a request (see
+        // `listen`); a 405 answer means the server offers none.
+        self.listener = Some(super::listen::Listener::open(
+            self.t,
+            self.stream_headers(),
+            self.headers("response", None),
+            self.cfg.answers.clone(),
+        ));
         self.list_tools()
     }
 
@@ -299,6 +343,8 @@ impl Runner<'_> {
             headers: &headers,
             body: None,
             rpc_id: None,
+            cancel: None,
+            on_head: None,
         };
         let res = self.t.send(&out, &mut |_| {});
         let note = match &res {
@@ -321,6 +367,20 @@ impl Runner<'_> {
             note,
         });
     }
+}
+
+/// The revision to run instead of `current`, from the `supported` list of an
+/// UnsupportedProtocolVersion error: one the probe speaks, other than `current`, when
+/// `current` is not listed.
+fn fallback_from(supported: &Value, current: Protocol) -> Option<Protocol> {
+    let listed: Vec<&str> = supported
+        .as_array()
+        .map(|v| v.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if listed.contains(&current.as_str()) {
+        return None;
+    }
+    Protocol::all().find(|p| *p != current && listed.contains(&p.as_str()))
 }
 
 /// `error.code` and `error.message` of a JSON-RPC error, for messages.

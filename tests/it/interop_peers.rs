@@ -315,10 +315,18 @@ fn typescript_sdk_v2_under_both_revisions() {
         Some(-32602)
     );
     assert!(
-        run.steps.iter().all(|s| s.http_method == "POST"),
+        run.steps.iter().all(|s| s.http_method != "DELETE"),
         "no session was assigned, so nothing to DELETE: {:?}",
         run.steps
     );
+    // The stateless server offers no standalone GET stream: one GET, answered 405.
+    let gets: Vec<_> = run
+        .steps
+        .iter()
+        .filter(|s| s.http_method == "GET")
+        .collect();
+    assert_eq!(gets.len(), 1, "{:?}", run.steps);
+    assert_eq!(gets[0].status, Some(405));
     assert_eq!(report.exit_code(), 0);
 
     // Without answers the probe declares no elicitation capability: 2026-07-28 answers

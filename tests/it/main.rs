@@ -30,6 +30,7 @@ mod jsonl_run;
 mod loop_scenarios;
 mod official_examples;
 mod probe_bounds;
+mod probe_client;
 mod probe_record;
 mod probe_wire;
 mod published_schemas;
