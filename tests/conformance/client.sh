@@ -13,8 +13,28 @@ fi
 url=${!#}
 revision=${MCP_CONFORMANCE_PROTOCOL_VERSION:-2025-11-25}
 args=()
+# An answers file for the scenarios whose server asks the client for input (elicitation).
+answers=$(mktemp)
+trap 'rm -f "$answers"' EXIT
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  tools_call)
+    args=(--no-auto-calls --tool add_numbers --args '{"a":5,"b":3}') ;;
+  elicitation-sep1034-client-defaults)
+    # Accept with no content of its own: the probe fills in the schema's defaults.
+    printf '%s\n' '{"elicitation/create":{"action":"accept","content":{}}}' >"$answers"
+    args=(--no-auto-calls --answers "$answers" --tool test_client_elicitation_defaults) ;;
+  sep-2322-client-request-state)
+    printf '%s\n' '{"elicitation/create":{"action":"accept","content":{"confirmed":true}}}' >"$answers"
+    args=(--no-auto-calls --answers "$answers" --tool test_mrtr_echo_state --tool test_mrtr_no_state
+      --tool test_mrtr_unrelated --tool test_mrtr_no_result_type) ;;
+  http-custom-headers)
+    args=(--no-auto-calls
+      --tool test_custom_headers --args '{"region":"us-west1","priority":42,"verbose":false,"debug":true,"empty_val":"","method_val":"test-method","float_val":3.14159,"non_ascii_val":"Hello, 世界","whitespace_val":" padded ","leading_space_val":" us-west1","trailing_space_val":"us-west1 ","internal_space_val":"us west 1","control_char_val":"line1\nline2","crlf_val":"line1\r\nline2","tab_val":"\tindented","query":"SELECT * FROM users"}'
+      --tool test_custom_headers_null --args '{"region":"us-east1","priority":1,"verbose":null,"query":"SELECT 1"}') ;;
+  http-invalid-tool-headers)
+    args=(--no-auto-calls --tool valid_tool) ;;
   *) ;;
 esac
-exec "${MCP_VERDICT_BIN:?MCP_VERDICT_BIN names the mcp-verdict binary}" probe --color never \
+# Not exec: the answers file is removed when the probe ends.
+"${MCP_VERDICT_BIN:?MCP_VERDICT_BIN names the mcp-verdict binary}" probe --color never \
   --protocol "$revision" "${args[@]}" "$url"
