@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use super::answers::answer_server_request;
 use super::http::{Outgoing, ReadStop, Transport};
 use super::report::HttpStep;
-use super::runner::{DEFAULT_RECONNECT, MAX_RESUMES, get_step};
+use super::steps::{DEFAULT_RECONNECT, MAX_RESUMES, get_step};
 use crate::views::diag::sanitize;
 use crate::wire::analysis::Media;
 

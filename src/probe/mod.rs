@@ -77,6 +77,7 @@ pub(crate) mod plan;
 mod report;
 mod runner;
 mod session;
+mod steps;
 
 pub use config::{CallSpec, ProbeConfig};
 pub use http::{

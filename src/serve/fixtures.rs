@@ -311,28 +311,6 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-/// The server capabilities with the fixture set.
-pub(crate) fn capabilities(rev: Protocol) -> Value {
-    match rev {
-        Protocol::V2025_11_25 => json!({
-            "tools": {},
-            "prompts": {},
-            "resources": {"subscribe": true},
-            "completions": {},
-            "logging": {}
-        }),
-        // 2026-07-28 has no resources/subscribe (subscriptions/listen replaces it, and this
-        // server offers no listen stream), so no `subscribe` flag.
-        Protocol::V2026_07_28 => json!({
-            "tools": {},
-            "prompts": {},
-            "resources": {},
-            "completions": {},
-            "logging": {}
-        }),
-    }
-}
-
 /// The `tools` array of `tools/list`: the baseline tools, then the fixtures of `rev`.
 pub(crate) fn tool_list(shared: &Shared, rev: Protocol) -> Value {
     let mut list = match tools::definitions(&shared.tools) {

@@ -202,12 +202,30 @@ pub(crate) fn server_info() -> Value {
     json!({"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// The server's capabilities (`initialize` result, `server/discover`): tools, plus what the
-/// conformance fixture set adds when it is in force.
+/// The server's capabilities (`initialize` result, `server/discover`): tools, plus, when the
+/// conformance fixture set is in force, the prompts, resources, completions and logging it
+/// serves.
 pub(crate) fn server_capabilities(shared: &Shared, rev: Protocol) -> Value {
-    match &shared.fixtures {
-        Some(_) => super::fixtures::capabilities(rev),
-        None => json!({"tools": {}}),
+    if shared.fixtures.is_none() {
+        return json!({"tools": {}});
+    }
+    match rev {
+        Protocol::V2025_11_25 => json!({
+            "tools": {},
+            "prompts": {},
+            "resources": {"subscribe": true},
+            "completions": {},
+            "logging": {}
+        }),
+        // 2026-07-28 has no resources/subscribe (subscriptions/listen replaces it, and this
+        // server offers no listen stream), so no `subscribe` flag.
+        Protocol::V2026_07_28 => json!({
+            "tools": {},
+            "prompts": {},
+            "resources": {},
+            "completions": {},
+            "logging": {}
+        }),
     }
 }
 
