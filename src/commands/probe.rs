@@ -83,7 +83,9 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = probe::DEFAULT_MAX_EVENTS, value_parser = parse_count)]
     pub max_events: usize,
 
-    /// Write each tools/call exchange as an exchange file into DIR (re-judge with classify).
+    /// Write each tools/call exchange, then each discovery exchange of the setup
+    /// (initialize, server/discover, tools/list: setup-*.json), as an exchange file into DIR
+    /// (re-judge with classify).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
 

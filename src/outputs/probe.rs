@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{self as outputs, Style};
 use crate::probe::{
-    CallExchange, CallKind, HttpStep, ProbeReport, ReadStop, RevisionRun, RunStatus,
+    CallExchange, CallKind, HttpStep, ProbeReport, ReadStop, RevisionRun, RunStatus, SetupExchange,
 };
 use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::views::{JudgementOut, redact};
@@ -44,6 +44,9 @@ pub struct RunOut {
     pub server: Option<Value>,
     /// Tools listed.
     pub tools: Vec<ToolOut>,
+    /// The setup's discovery exchanges (`initialize`, `server/discover`, `tools/list`), judged
+    /// by the discovery rules, in order.
+    pub discovery: Vec<DiscoveryOut>,
     /// POSTs sent.
     pub posts: u32,
     /// Every HTTP request in order, with its status.
@@ -59,6 +62,19 @@ pub struct RunOut {
     /// Listed tools the probe rejected and did not call (invalid `x-mcp-header`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected_tools: Vec<RejectedOut>,
+}
+
+/// A judged discovery exchange in output form.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoveryOut {
+    /// The request: `initialize`, `server/discover`, `tools/list` (`tools/list page 2`, ...).
+    pub label: String,
+    /// HTTP status of the answer.
+    pub status: u16,
+    /// The engine's verdict (the `classify --format json` object): outcome `NOT_A_TOOL_CALL`,
+    /// with the discovery rules' findings.
+    pub judgement: JudgementOut,
 }
 
 /// A listed tool the probe rejected.
@@ -152,7 +168,9 @@ impl ProbeReport {
     }
 
     /// Writes each judged exchange as an exchange file into `dir` (created if needed) and
-    /// returns the paths written. `classify` re-judges them to the same verdicts.
+    /// returns the paths written: the tool calls (`001-<revision>-<label>.json`, ...) first,
+    /// then each run's discovery exchanges (`setup-<revision>-01-<method>.json`, ...).
+    /// `classify` re-judges them to the same verdicts.
     pub fn write_records(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         let mut paths = Vec::new();
@@ -167,6 +185,20 @@ impl ProbeReport {
             let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
             std::fs::write(&path, text + "\n")?;
             paths.push(path);
+        }
+        for r in &self.runs {
+            for (i, x) in r.discovery.iter().enumerate() {
+                let stem = format!("setup-{}-{:02}-{}", r.protocol, i + 1, file_safe(&x.label));
+                let path = dir.join(format!("{stem}.json"));
+                let description = format!(
+                    "Recorded by mcp-verdict probe from {}: {}, a discovery request of the setup",
+                    self.url, x.label
+                );
+                let file = file_of(&x.exchange, r.protocol, description);
+                let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
+                std::fs::write(&path, text + "\n")?;
+                paths.push(path);
+            }
         }
         Ok(paths)
     }
@@ -203,6 +235,15 @@ fn run_out(r: &RevisionRun) -> RunOut {
                     .unwrap_or("?")
                     .to_string(),
                 read_only: crate::probe::plan::is_read_only(t),
+            })
+            .collect(),
+        discovery: r
+            .discovery
+            .iter()
+            .map(|x| DiscoveryOut {
+                label: x.label.clone(),
+                status: x.exchange.status,
+                judgement: JudgementOut::of(&x.judgement, x.exchange.name.clone()),
             })
             .collect(),
         posts: r.post_count(),
@@ -297,7 +338,20 @@ fn file_safe(label: &str) -> String {
 
 /// The exchange file for a judged exchange: `protocol` set, no `expect`.
 pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
-    let ex = &x.exchange;
+    let what = match &x.call.kind {
+        CallKind::Named => "a tool named on the command line".to_string(),
+        CallKind::UnknownTool => "a tool name the server did not list".to_string(),
+        CallKind::InvalidArguments { violation } => format!("invalid arguments: {violation}"),
+    };
+    let description = format!(
+        "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
+        x.call.name, x.round
+    );
+    file_of(&x.exchange, x.verdict().protocol, description)
+}
+
+/// An exchange as an exchange file under one revision, secrets redacted.
+fn file_of(ex: &crate::wire::exchange::Exchange, p: Protocol, description: String) -> ExchangeFile {
     let (body, body_base64) = match std::str::from_utf8(&ex.body) {
         Ok(_) if ex.body.is_empty() => (None, None),
         // Redacted text stays JSON (or SSE) where it was: only string contents are replaced.
@@ -307,19 +361,11 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
             Some(base64::engine::general_purpose::STANDARD.encode(&ex.body)),
         ),
     };
-    let what = match &x.call.kind {
-        CallKind::Named => "a tool named on the command line".to_string(),
-        CallKind::UnknownTool => "a tool name the server did not list".to_string(),
-        CallKind::InvalidArguments { violation } => format!("invalid arguments: {violation}"),
-    };
     ExchangeFile {
         schema: None,
         name: ex.name.clone(),
-        description: Some(format!(
-            "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
-            x.call.name, x.round
-        )),
-        protocol: Some(ProtocolField::One(x.verdict().protocol)),
+        description: Some(description),
+        protocol: Some(ProtocolField::One(p)),
         request: crate::wire::exchange::RecordedRequest {
             body: ex.request.body.as_ref().map(redact::value),
             ..ex.request.clone()
@@ -397,6 +443,9 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         for s in &r.steps[..first_call] {
             step_line(&mut out, s, style);
         }
+        if !matches!(r.status, RunStatus::Unsupported(_)) {
+            discovery_lines(&mut out, &r.discovery, style);
+        }
         let mut shown = first_call;
         for x in &r.exchanges {
             let _ = writeln!(out);
@@ -466,6 +515,18 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         }
     }
     let _ = writeln!(out);
+    let setup_errors = report
+        .runs
+        .iter()
+        .flat_map(|r| r.discovery.iter())
+        .filter(|x| x.has_error_finding())
+        .count();
+    if setup_errors > 0 {
+        let _ = writeln!(
+            out,
+            "{setup_errors} discovery exchange(s) with error findings"
+        );
+    }
     let n = report.exchanges().count();
     let errors = report.exchanges().filter(|x| x.has_error_finding()).count();
     let unanswered = report.unanswered().count();
@@ -476,6 +537,48 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         report.exit_code()
     );
     out
+}
+
+/// The discovery verdicts, briefly: one line per exchange, then its findings with the rule and
+/// where the rule is written.
+fn discovery_lines(out: &mut String, discovery: &[SetupExchange], style: Style) {
+    for x in discovery {
+        let v = x.verdict();
+        let n = v.findings.len() + v.omitted.iter().map(|o| o.count).sum::<usize>();
+        let what = match n {
+            0 => "no findings".to_string(),
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
+        let _ = writeln!(
+            out,
+            "   {} {} → {}: {what}",
+            style.bold("judged"),
+            esc(&x.label),
+            x.exchange.status
+        );
+        for f in &v.findings {
+            let path = crate::vocab::pointer::json_path(&f.pointer);
+            let _ = writeln!(
+                out,
+                "     {} {}  {}: {}",
+                style.severity(f.severity),
+                f.rule.id,
+                esc(&path),
+                esc(&f.message)
+            );
+            let _ = writeln!(out, "       {}", style.dim(&f.active.cite.url));
+        }
+        for o in &v.omitted {
+            let _ = writeln!(
+                out,
+                "     {} {}  {}",
+                style.severity(o.severity),
+                o.rule.id,
+                crate::views::omitted_message(o.count, &o.rule.id)
+            );
+        }
+    }
 }
 
 fn first_step_of(r: &RevisionRun, x: &CallExchange) -> usize {

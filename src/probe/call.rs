@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::answers::answer_for;
 use super::http::Received;
 use super::plan::{self, PlannedCall};
-use super::report::CallExchange;
+use super::report::{CallExchange, SetupExchange};
 use super::runner::Runner;
 use super::{CLIENT_NAME, headers};
 use crate::judge::{Options, judge};
@@ -209,6 +209,33 @@ impl Runner<'_> {
             None => {}
         }
         Ok(extra)
+    }
+
+    /// Judges a setup request and its answer (`initialize`, `server/discover`, `tools/list`)
+    /// under the run's revision and keeps it, secrets redacted, in the run's discovery list.
+    pub(super) fn judge_setup(
+        &mut self,
+        label: &str,
+        sent: &[(String, String)],
+        body: &Value,
+        r: &Received,
+    ) {
+        let mut exchange = self.exchange_of(label, 1, sent, body, r, None);
+        let Ok(judgement) = judge(
+            &exchange,
+            &Options {
+                protocols: Some(single(self.p)),
+                ..Options::default()
+            },
+        ) else {
+            return;
+        };
+        redact_headers(&mut exchange);
+        self.run.discovery.push(SetupExchange {
+            label: label.to_string(),
+            exchange,
+            judgement,
+        });
     }
 
     fn exchange_of(

@@ -84,7 +84,7 @@ pub use http::{
     DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, Limits, ReadStop, Timeouts,
 };
 pub use plan::{CallKind, PlannedCall};
-pub use report::{CallExchange, HttpStep, ProbeReport, RevisionRun, RunStatus};
+pub use report::{CallExchange, HttpStep, ProbeReport, RevisionRun, RunStatus, SetupExchange};
 
 use crate::views::diag::sanitize;
 use crate::vocab::Protocol;

@@ -121,6 +121,31 @@ impl CallExchange {
     }
 }
 
+/// One judged discovery exchange: the `initialize` (2025-11-25), `server/discover`
+/// (2026-07-28) or `tools/list` request of a run's setup and the server's answer, judged by
+/// the discovery rules (its outcome is `NOT_A_TOOL_CALL`; what counts are its findings).
+#[derive(Debug, Clone)]
+pub struct SetupExchange {
+    /// The request: its method, and the page for a `tools/list` after the first.
+    pub label: String,
+    /// The exchange as received (secret header values redacted).
+    pub exchange: Exchange,
+    /// The engine's judgement under the run's revision.
+    pub judgement: Judgement<'static>,
+}
+
+impl SetupExchange {
+    /// The verdict under the run's revision.
+    pub fn verdict(&self) -> &Verdict<'static> {
+        &self.judgement.verdicts[0]
+    }
+
+    /// Whether the verdict carries an error-severity finding.
+    pub fn has_error_finding(&self) -> bool {
+        self.verdict().worst() == Some(Severity::Error)
+    }
+}
+
 /// How a run under one revision went.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase", tag = "status", content = "reason")]
@@ -144,6 +169,8 @@ pub struct RevisionRun {
     pub server: Option<Value>,
     /// Tools listed.
     pub tools: Vec<Value>,
+    /// The setup's discovery exchanges, judged, in order (before any tool call).
+    pub discovery: Vec<SetupExchange>,
     /// Every HTTP request, in order.
     pub steps: Vec<HttpStep>,
     /// Judged `tools/call` exchanges, in order.
@@ -192,7 +219,7 @@ impl ProbeReport {
         self.exchanges().filter(|x| x.unanswered.is_some())
     }
 
-    /// 0 when every judged verdict is free of error-severity findings, every call got a
+    /// 0 when every judged verdict (discovery and calls) is free of error-severity findings, every call got a
     /// complete response (none cut, closed, stalled, timed out, redirected or left unsent at
     /// the deadline), no run failed to set up and at least one run was probed; 1 otherwise.
     /// (Not testable is never a pass; a revision the server declines is not a failure.)
@@ -204,6 +231,10 @@ impl ProbeReport {
         let bad = self.runs.iter().any(|r| {
             matches!(r.status, RunStatus::Failed(_))
                 || !r.failures.is_empty()
+                // A revision the server declines is judged but not held against it: its
+                // answer to a request of a revision it does not speak is no discovery answer.
+                || (matches!(r.status, RunStatus::Probed)
+                    && r.discovery.iter().any(SetupExchange::has_error_finding))
                 || r.exchanges
                     .iter()
                     .any(|x| x.has_error_finding() || x.unanswered.is_some())
@@ -226,6 +257,7 @@ mod tests {
             status,
             server: None,
             tools: Vec::new(),
+            discovery: Vec::new(),
             steps: Vec::new(),
             exchanges: Vec::new(),
             failures,

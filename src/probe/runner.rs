@@ -83,6 +83,7 @@ impl<'a> Runner<'a> {
                 status: RunStatus::Probed,
                 server: None,
                 tools: Vec::new(),
+                discovery: Vec::new(),
                 steps: Vec::new(),
                 exchanges: Vec::new(),
                 failures: Vec::new(),

@@ -105,6 +105,17 @@ impl Runner<'_> {
         let r = self
             .send(&body, &headers, None, &mut Vec::new())
             .map_err(|e| Stop::Failed(format!("{method}: {e}")))?;
+        let label = match self
+            .run
+            .discovery
+            .iter()
+            .filter(|x| x.label.starts_with(method))
+            .count()
+        {
+            0 => method.to_string(),
+            n => format!("{method} page {}", n + 1),
+        };
+        self.judge_setup(&label, &headers, &body, &r);
         match r.final_message.as_ref() {
             Some(m) if (200..300).contains(&r.status) => {
                 if let Some(result) = m.get("result") {
@@ -152,6 +163,7 @@ impl Runner<'_> {
         let r = self
             .send(&body, &headers, None, &mut Vec::new())
             .map_err(|e| Stop::Failed(format!("server/discover: {e}")))?;
+        self.judge_setup("server/discover", &headers, &body, &r);
         let msg = r.final_message.clone().or_else(|| {
             // Error responses to a rejected request may come with a 4xx status.
             serde_json::from_slice::<Value>(&r.body).ok()

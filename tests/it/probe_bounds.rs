@@ -64,14 +64,15 @@ fn serve_connection(mut stream: TcpStream) {
         let result = match body["method"].as_str().unwrap_or("") {
             "server/discover" => json!({
                 "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                "resultType": "complete", "_meta": meta
+                "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": meta
             }),
             "tools/list" => {
                 let tools: Vec<Value> = ["stall", "cut", "redirect", "flood", "huge", "drip", "ok"]
                     .iter()
                     .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
                     .collect();
-                json!({"tools": tools, "resultType": "complete", "_meta": meta})
+                json!({"tools": tools, "resultType": "complete", "ttlMs": 0,
+                       "cacheScope": "private", "_meta": meta})
             }
             "tools/call" => {
                 let done = json!({"jsonrpc": "2.0", "id": id, "result": {
@@ -233,7 +234,12 @@ fn calls_that_never_complete_are_labelled_and_exit_1() {
     assert!(xs[1].exchange.body.len() < 256 * 1024);
 
     let report = probe::run(&config(&url, &["ok"])).unwrap();
-    assert_eq!(report.exit_code(), 0, "a complete call still passes");
+    assert_eq!(
+        report.exit_code(),
+        0,
+        "a complete call still passes: {}",
+        mcp_verdict::outputs::probe::render_text(&report, mcp_verdict::outputs::Style::default())
+    );
     assert!(report.runs[0].exchanges[0].unanswered.is_none());
 }
 

@@ -521,3 +521,112 @@ fn tools_with_invalid_x_mcp_header_are_rejected_and_not_called() {
     assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
     assert_eq!(report.exit_code(), 1);
 }
+
+/// The rule ids of a discovery exchange's findings.
+fn discovery_rules(run: &probe::RevisionRun, label: &str) -> Vec<String> {
+    let x = run
+        .discovery
+        .iter()
+        .find(|x| x.label == label)
+        .unwrap_or_else(|| panic!("no {label} among {:?}", labels(run)));
+    assert_eq!(x.verdict().outcome, Outcome::NotAToolCall);
+    x.verdict()
+        .findings
+        .iter()
+        .map(|f| f.rule.id.clone())
+        .collect()
+}
+
+fn labels(run: &probe::RevisionRun) -> Vec<&str> {
+    run.discovery.iter().map(|x| x.label.as_str()).collect()
+}
+
+#[test]
+fn discovery_answers_are_judged_before_the_calls() {
+    // 2025-11-25: initialize and two tools/list pages; the second page repeats a name and has
+    // one with a space and a comma (SHOULD: warnings, exit 0).
+    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+        let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
+        let schema = json!({"type": "object"});
+        if seen.rpc() == Some("tools/list") {
+            let page = if seen.body.pointer("/params/cursor").is_some() {
+                json!({"tools": [{"name": "search", "inputSchema": schema},
+                                 {"name": "get weather, now", "inputSchema": schema},
+                                 {"name": "search", "inputSchema": schema}]})
+            } else {
+                json!({"tools": [{"name": "echo", "inputSchema": schema}], "nextCursor": "2"})
+            };
+            return json_reply(
+                s,
+                "200 OK",
+                &json!({"jsonrpc": "2.0", "id": id, "result": page}),
+                "",
+            );
+        }
+        legacy_basics(seen, s, &json!([]))
+            .unwrap_or_else(|| empty_reply(s, "405 Method Not Allowed"))
+    });
+    let (url, _log) = serve(handler);
+    let mut cfg = legacy_config(&url);
+    cfg.calls.clear();
+    let report = probe::run(&cfg).expect("reachable");
+    let run = report.run(Protocol::V2025_11_25).unwrap();
+    assert_eq!(
+        labels(run),
+        ["initialize", "tools/list", "tools/list page 2"]
+    );
+    assert!(discovery_rules(run, "initialize").is_empty());
+    assert!(discovery_rules(run, "tools/list").is_empty());
+    let page2 = discovery_rules(run, "tools/list page 2");
+    assert!(
+        page2.contains(&"tools.list.name-characters".to_string()),
+        "{page2:?}"
+    );
+    assert!(
+        page2.contains(&"tools.list.name-unique".to_string()),
+        "{page2:?}"
+    );
+    assert_eq!(report.exit_code(), 0, "warnings only");
+
+    // 2026-07-28: a tools/list result without the caching hints the schema requires is an
+    // error finding, and an error finding exits 1 even when every call is fine.
+    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+        let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
+        match seen.rpc() {
+            Some("server/discover") => {
+                json_reply(s, "200 OK", &modern_discover(&id, &["2026-07-28"]), "")
+            }
+            Some("tools/list") => json_reply(
+                s,
+                "200 OK",
+                &json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete",
+                    "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}}),
+                "",
+            ),
+            _ => empty_reply(s, "405 Method Not Allowed"),
+        }
+    });
+    let (url, _log) = serve(handler);
+    let mut cfg = ProbeConfig::new(&url);
+    cfg.protocols = vec![Protocol::V2026_07_28];
+    cfg.auto_calls = false;
+    let report = probe::run(&cfg).expect("reachable");
+    let run = report.run(Protocol::V2026_07_28).unwrap();
+    assert_eq!(labels(run), ["server/discover", "tools/list"]);
+    let list = discovery_rules(run, "tools/list");
+    assert!(
+        list.contains(&"tools.list.cache-hints".to_string()),
+        "{list:?}"
+    );
+    assert_eq!(report.exit_code(), 1);
+    let json = serde_json::to_value(report.to_output()).unwrap();
+    let found = &json["runs"][0]["discovery"][1];
+    assert_eq!(found["label"], "tools/list");
+    assert_eq!(
+        found["judgement"]["verdicts"][0]["outcome"],
+        "NOT_A_TOOL_CALL"
+    );
+    let text = mcp_verdict::outputs::probe::render_text(&report, Default::default());
+    assert!(text.contains("judged tools/list → 200:"), "{text}");
+    assert!(text.contains("tools.list.cache-hints"), "{text}");
+}

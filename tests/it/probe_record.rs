@@ -56,8 +56,23 @@ fn probe_config(url: &str) -> ProbeConfig {
 /// Every recorded file re-judges (revision from the file) to the probe's verdict.
 fn assert_rejudges(report: &ProbeReport, dir: &std::path::Path) -> Vec<PathBuf> {
     let paths = report.write_records(dir).unwrap();
-    assert_eq!(paths.len(), report.exchanges().count());
-    for (path, x) in paths.iter().zip(report.exchanges()) {
+    // The tool calls, then each run's discovery exchanges.
+    let judgements: Vec<_> = report
+        .exchanges()
+        .map(|x| &x.judgement)
+        .chain(
+            report
+                .runs
+                .iter()
+                .flat_map(|r| r.discovery.iter().map(|x| &x.judgement)),
+        )
+        .collect();
+    assert_eq!(paths.len(), judgements.len());
+    assert!(
+        paths.len() > report.exchanges().count(),
+        "no discovery recorded"
+    );
+    for (path, judgement) in paths.iter().zip(judgements) {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(
             !text.contains(SECRET),
@@ -69,7 +84,7 @@ fn assert_rejudges(report: &ProbeReport, dir: &std::path::Path) -> Vec<PathBuf> 
         assert!(file.protocol.is_some());
         let ex = file.to_exchange().unwrap();
         let again = judge(&ex, &Options::default()).unwrap();
-        let before = mcp_verdict::views::JudgementOut::of(&x.judgement, None);
+        let before = mcp_verdict::views::JudgementOut::of(judgement, None);
         let after = mcp_verdict::views::JudgementOut::of(&again, None);
         assert_eq!(
             serde_json::to_value(&after.verdicts).unwrap(),
@@ -152,9 +167,15 @@ fn cli_records_log_and_json_keep_secrets_out() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
+    // The calls (`001-...`), then the discovery exchanges (`setup-<revision>-...`), in the
+    // runs' order.
     let outcomes: Vec<String> = runs
         .iter()
         .flat_map(|r| r["exchanges"].as_array().unwrap().iter())
+        .chain(
+            runs.iter()
+                .flat_map(|r| r["discovery"].as_array().unwrap().iter()),
+        )
         .map(|x| {
             x["judgement"]["verdicts"][0]["outcome"]
                 .as_str()
@@ -201,8 +222,12 @@ fn cli_records_log_and_json_keep_secrets_out() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(records.len(), outcomes.len());
-    for (r, want) in records.iter().zip(&outcomes) {
+    let calls: usize = runs
+        .iter()
+        .map(|r| r["exchanges"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(records.len(), calls);
+    for (r, want) in records.iter().zip(&outcomes[..calls]) {
         assert_eq!(r.side, Side::Probe);
         assert_eq!(r.method.as_deref(), Some("tools/call"));
         assert_eq!(r.outcome.as_deref(), Some(want.as_str()));
