@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs every client driver against every serve fault scenario, under each revision.
 
+    python3 matrix.py --summarize FILE   (a Markdown table of a finished run)
     python3 matrix.py [--bin PATH] [--out FILE] [--timeout SECONDS] [--max-seconds N]
                       [--clients a,b] [--revisions r1,r2] [SCENARIO[:PARAMS] ...]
 
@@ -129,7 +130,45 @@ def run_cell(binary, scenario, revision, client, timeout):
         return driver, read_log(log)
 
 
+def brief(cell):
+    """A few words for one cell: what the client concluded, and the POSTs serve saw."""
+    if cell.get("outcome") == "skipped":
+        return "-"
+    d = cell.get("driver") or {}
+    o = d.get("outcome")
+    if o == "returned":
+        r = d.get("result") or {}
+        word = "isError" if r.get("isError") else "ok"
+    elif o == "threw":
+        e = d.get("error") or {}
+        code = f" {e['code']}" if "code" in e else ""
+        word = f"threw {e.get('type')}{code}@{e.get('stage')}"
+    else:
+        word = o or "?"
+    ex = (cell.get("serve") or {}).get("exchanges") or []
+    posts = [e for e in ex if e.get("postCount")]
+    calls = [str(s) for e in posts if e.get("method") == "tools/call" for s in e.get("httpStatuses") or []]
+    other = [f"{e.get('method')} {','.join(str(s) for s in e.get('httpStatuses') or [])}"
+             for e in posts if e.get("method") != "tools/call" and any(s >= 300 for s in e.get("httpStatuses") or [])]
+    seen = f"{len(posts)} POSTs" + (f"; call {','.join(calls)}" if calls else "; no call") + "".join(f"; {o}" for o in other)
+    return f"{word} ({seen})"
+
+
+def summarize(path):
+    cells = [json.loads(l) for l in open(path) if l.strip()]
+    clients = list(dict.fromkeys(c["client"] for c in cells))
+    print("| scenario | revision | " + " | ".join(clients) + " |")
+    print("|---|---|" + "---|" * len(clients))
+    rows = {}
+    for c in cells:
+        rows.setdefault((c["scenario"], c["revision"]), {})[c["client"]] = brief(c)
+    for (scenario, revision), by in rows.items():
+        print(f"| {scenario} | {revision} | " + " | ".join(by.get(k, "") for k in clients) + " |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--summarize":
+        return summarize(sys.argv[2])
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.environ.get("MCP_VERDICT_BIN", "target/debug/mcp-verdict"))
     ap.add_argument("--out", default="target/client-matrix.jsonl")
