@@ -14,8 +14,7 @@
 // package.json as "../package.json" relative to the working directory before importing it.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { packageVersion, parseArgs, run } from './common.mjs';
-import { summarizeResult } from './common.mjs';
+import { packageVersion, parseArgs, run, summarizeResult } from './common.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
 const cliPath = fileURLToPath(new URL('./node_modules/@modelcontextprotocol/inspector-cli/build/index.js', import.meta.url));
