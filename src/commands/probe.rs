@@ -40,6 +40,14 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub allow_side_effects: bool,
 
+    /// Also send requests that exercise the server's error paths (an unsupported protocol
+    /// version, headers that contradict the body, missing _meta, a removed method), judge each
+    /// answer against the rule that says how the server must reject it, and report each check
+    /// as passed, with findings, not judged or skipped. Tool calls among them target read-only
+    /// tools only (--allow-side-effects: any tool not marked destructiveHint: true).
+    #[arg(long)]
+    pub active: bool,
+
     /// JSON object answering server input requests: input-request key or method (e.g.
     /// `elicitation/create`) to the response object (e.g. an ElicitResult). Also decides
     /// the client capabilities declared.
@@ -304,6 +312,7 @@ impl ProbeArgs {
         config.calls = self.calls.calls.clone();
         config.auto_calls = !self.no_auto_calls;
         config.allow_side_effects = self.allow_side_effects;
+        config.active = self.active;
         config.answers = answers;
         config.max_rounds = self.max_rounds;
         config.headers = self.headers.clone();

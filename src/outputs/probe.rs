@@ -59,6 +59,9 @@ pub struct RunOut {
     /// Listed tools the probe rejected and did not call (invalid `x-mcp-header`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected_tools: Vec<RejectedOut>,
+    /// The active checks (`--active`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<super::probe_active::ActiveOut>,
 }
 
 /// A listed tool the probe rejected.
@@ -168,6 +171,19 @@ impl ProbeReport {
             std::fs::write(&path, text + "\n")?;
             paths.push(path);
         }
+        let mut i = paths.len();
+        for r in &self.runs {
+            for (stem, ex, what) in super::probe_active::active_exchanges(r) {
+                i += 1;
+                let path = dir.join(format!("{i:03}-{}.json", file_safe(&stem)));
+                let description =
+                    format!("Recorded by mcp-verdict probe from {}: {what}", self.url);
+                let file = exchange_file_of(ex, r.protocol, description);
+                let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
+                std::fs::write(&path, text + "\n")?;
+                paths.push(path);
+            }
+        }
         Ok(paths)
     }
 
@@ -258,6 +274,7 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 reason: shown(why),
             })
             .collect(),
+        active: super::probe_active::active_out(r),
     }
 }
 
@@ -297,7 +314,24 @@ fn file_safe(label: &str) -> String {
 
 /// The exchange file for a judged exchange: `protocol` set, no `expect`.
 pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
-    let ex = &x.exchange;
+    let what = match &x.call.kind {
+        CallKind::Named => "a tool named on the command line".to_string(),
+        CallKind::UnknownTool => "a tool name the server did not list".to_string(),
+        CallKind::InvalidArguments { violation } => format!("invalid arguments: {violation}"),
+    };
+    let description = format!(
+        "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
+        x.call.name, x.round
+    );
+    exchange_file_of(&x.exchange, x.verdict().protocol, description)
+}
+
+/// The exchange file for an exchange judged under `protocol`: `protocol` set, no `expect`.
+fn exchange_file_of(
+    ex: &crate::wire::exchange::Exchange,
+    protocol: Protocol,
+    description: String,
+) -> ExchangeFile {
     let (body, body_base64) = match std::str::from_utf8(&ex.body) {
         Ok(_) if ex.body.is_empty() => (None, None),
         // Redacted text stays JSON (or SSE) where it was: only string contents are replaced.
@@ -307,19 +341,11 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
             Some(base64::engine::general_purpose::STANDARD.encode(&ex.body)),
         ),
     };
-    let what = match &x.call.kind {
-        CallKind::Named => "a tool named on the command line".to_string(),
-        CallKind::UnknownTool => "a tool name the server did not list".to_string(),
-        CallKind::InvalidArguments { violation } => format!("invalid arguments: {violation}"),
-    };
     ExchangeFile {
         schema: None,
         name: ex.name.clone(),
-        description: Some(format!(
-            "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
-            x.call.name, x.round
-        )),
-        protocol: Some(ProtocolField::One(x.verdict().protocol)),
+        description: Some(description),
+        protocol: Some(ProtocolField::One(protocol)),
         request: crate::wire::exchange::RecordedRequest {
             body: ex.request.body.as_ref().map(redact::value),
             ..ex.request.clone()
@@ -464,6 +490,7 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         for m in &r.stream_messages {
             let _ = writeln!(out, "   {}", esc(m));
         }
+        super::probe_active::render_active(&mut out, r, style);
     }
     let _ = writeln!(out);
     let n = report.exchanges().count();

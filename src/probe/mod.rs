@@ -67,6 +67,7 @@
 //! std::process::exit(report.exit_code().into());
 //! ```
 
+pub mod active;
 mod answers;
 mod call;
 mod config;
@@ -79,6 +80,7 @@ mod runner;
 mod session;
 mod steps;
 
+pub use active::{ActiveCheck, ActiveFinding, ActiveResult, Expected};
 pub use config::{CallSpec, ProbeConfig};
 pub use http::{
     DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, Limits, ReadStop, Timeouts,

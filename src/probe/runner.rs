@@ -89,6 +89,7 @@ impl<'a> Runner<'a> {
                 unreachable: None,
                 stream_messages: Vec::new(),
                 rejected_tools: Vec::new(),
+                active: Vec::new(),
             },
         }
     }

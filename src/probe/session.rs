@@ -142,6 +142,7 @@ impl Runner<'_> {
             return;
         }
         self.calls();
+        self.active_checks();
     }
 
     fn modern_setup(&mut self) -> SetupResult<()> {
@@ -267,6 +268,7 @@ impl Runner<'_> {
             self.stop(s);
         } else {
             self.calls();
+            self.active_checks();
         }
         self.close_listener();
         if self.session.is_some() && self.run.unreachable.is_none() {

@@ -1,0 +1,665 @@
+//! `--active`: requests that exercise a server's error paths. Each check sends one request
+//! with exactly one thing wrong, records the exchange and judges it with the engine under the
+//! run's revision like any other, and compares the answer with what the rule table says the
+//! server must answer (the rule's HTTP status and JSON-RPC error code). A check either passes,
+//! citing its rule, or carries findings: the engine's (server rules only; what the probe got
+//! wrong on purpose is no finding) and, when the engine has nothing to say about an answer
+//! that still breaks the rule, one the probe states itself, citing that rule.
+//!
+//! Under **2026-07-28**, after the calls: an unsupported protocol version (`tools/list`
+//! naming `2000-01-01` in the header and `_meta`), a header version contradicting `_meta`,
+//! `_meta` without `clientCapabilities`, `initialize` (a method the revision does not have),
+//! an `Mcp-Method` header naming another method, and an `Mcp-Name` header naming another tool
+//! than the body (sent only against a tool the probe may call: `readOnlyHint: true`, or, with
+//! `--allow-side-effects`, any tool not marked `destructiveHint: true`). Under
+//! **2025-11-25**, in the session: a `tools/list` whose `MCP-Protocol-Version` header names a
+//! version older than every MCP revision.
+//!
+//! A check that cannot apply is reported as skipped, with why; an answer the spec leaves open
+//! (a dual-era server answering `initialize`, a transient 429 or 5xx) is reported as not
+//! judged, never as a finding.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::http::{Outgoing, Received};
+use super::runner::Runner;
+use super::steps::post_step;
+use crate::judge::{Engine, Judgement, Options, judge};
+use crate::vocab::protocol::{code, header, meta};
+use crate::vocab::{Actor, Level, Protocol, Severity};
+use crate::wire::exchange::{Exchange, Headers, RecordedRequest};
+
+/// A protocol version no MCP server implements: it precedes the first revision (2024-11-05).
+pub const BOGUS_VERSION: &str = "2000-01-01";
+
+/// What a check expects: an HTTP status and, for 2026-07-28, a JSON-RPC error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Expected {
+    /// HTTP status.
+    pub status: u16,
+    /// JSON-RPC error code, when the rule names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<i64>,
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.code {
+            Some(c) => write!(f, "HTTP {} with error {c}", self.status),
+            None => write!(f, "HTTP {}", self.status),
+        }
+    }
+}
+
+/// A finding of an active check: the rule it breaks under the run's revision, with the
+/// rule's level, citation and what was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveFinding {
+    /// Rule id.
+    pub rule: String,
+    /// The rule's level (MUST, SHOULD, ...).
+    pub level: Level,
+    /// How serious.
+    pub severity: Severity,
+    /// The spec page cited.
+    pub url: String,
+    /// The spec text cited.
+    pub quote: String,
+    /// What was found.
+    pub message: String,
+    /// Whether the engine found it in the exchange (`false`: the probe, which knows what it
+    /// sent, states it).
+    pub by_engine: bool,
+}
+
+/// How a check came out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "reason")]
+pub enum ActiveResult {
+    /// The server answered as the rule says.
+    Passed,
+    /// The answer breaks a rule (see the findings).
+    Findings,
+    /// The answer is one the spec leaves open, or says nothing about this check.
+    NotJudged(String),
+    /// Not sent.
+    Skipped(String),
+}
+
+/// One active check of a run.
+#[derive(Debug, Clone)]
+pub struct ActiveCheck {
+    /// Short name (`unsupported-version`, `method-header`, ...).
+    pub check: &'static str,
+    /// What was sent.
+    pub sent: String,
+    /// The rule whose expectation the check tests.
+    pub rule: &'static str,
+    /// What the rule says the server must answer.
+    pub expected: Option<Expected>,
+    /// What the server answered (`HTTP 400 with error -32022`), when it did.
+    pub got: Option<String>,
+    /// How it came out.
+    pub result: ActiveResult,
+    /// Findings (engine's and the probe's).
+    pub findings: Vec<ActiveFinding>,
+    /// The exchange and its judgement, when a response arrived (recorded with `--record`).
+    pub exchange: Option<(Exchange, Judgement<'static>)>,
+}
+
+impl ActiveCheck {
+    fn skipped(check: &'static str, rule: &'static str, why: impl Into<String>) -> ActiveCheck {
+        ActiveCheck {
+            check,
+            sent: String::new(),
+            rule,
+            expected: None,
+            got: None,
+            result: ActiveResult::Skipped(why.into()),
+            findings: Vec::new(),
+            exchange: None,
+        }
+    }
+
+    /// Whether a finding of error severity came of it (the exit status is then 1).
+    pub fn has_error_finding(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
+/// One request of a check: the body, the header changes, what it is.
+struct Probe {
+    check: &'static str,
+    rule: &'static str,
+    sent: String,
+    body: Value,
+    headers: Vec<(String, String)>,
+    /// Answers the spec leaves open: a 2xx is not judged (dual-era `initialize`).
+    lenient_2xx: Option<String>,
+    /// Codes besides the expected one that also satisfy the spec here (with 400).
+    also: Vec<i64>,
+    /// Whether any answer but the expected one is left unjudged (dual-era `initialize`).
+    strict: bool,
+}
+
+/// The expectation a rule states under `p`: its `status` and `code` parameters.
+fn expected_of(p: Protocol, rule: &str) -> Option<Expected> {
+    let a = Engine::builtin().table().active_rule(p, rule)?;
+    Some(Expected {
+        status: a.params.status?,
+        code: a.params.code,
+    })
+}
+
+/// A finding the probe states: the rule under `p` with its citation.
+fn probe_finding(p: Protocol, rule: &str, message: String) -> Option<ActiveFinding> {
+    let table = Engine::builtin().table();
+    let a = table.active_rule(p, rule)?;
+    let severity = a.severity.unwrap_or(match a.level {
+        Level::Should | Level::ShouldNot | Level::May => Severity::Warning,
+        _ => Severity::Error,
+    });
+    Some(ActiveFinding {
+        rule: rule.to_string(),
+        level: a.level,
+        severity,
+        url: a.cite.url.clone(),
+        quote: a.cite.quote.clone(),
+        message,
+        by_engine: false,
+    })
+}
+
+/// The JSON-RPC error code of a response, when it is an error (JSON body or SSE message).
+fn error_code(r: &Received) -> Option<i64> {
+    let msg = r
+        .final_message
+        .clone()
+        .or_else(|| serde_json::from_slice::<Value>(&r.body).ok())?;
+    msg.get("error")?.get("code")?.as_i64()
+}
+
+fn got_text(r: &Received) -> String {
+    match error_code(r) {
+        Some(c) => format!("HTTP {} with error {c}", r.status),
+        None if (200..300).contains(&r.status) && r.final_message.is_some() => {
+            format!("HTTP {} with a result", r.status)
+        }
+        None => format!("HTTP {} without a JSON-RPC error", r.status),
+    }
+}
+
+/// Whether a tool may be called by a check: read-only, or, with `--allow-side-effects`, not
+/// marked destructive.
+fn callable(tool: &Value, allow_side_effects: bool) -> bool {
+    if super::plan::is_read_only(tool) {
+        return true;
+    }
+    let destructive = tool
+        .get("annotations")
+        .and_then(|a| a.get("destructiveHint"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    allow_side_effects && !destructive
+}
+
+impl Runner<'_> {
+    /// Runs the active checks of this run's revision (after the calls).
+    pub(super) fn active_checks(&mut self) {
+        if !self.cfg.active || self.run.unreachable.is_some() {
+            return;
+        }
+        let probes = match self.p {
+            Protocol::V2026_07_28 => self.modern_probes(),
+            Protocol::V2025_11_25 => self.legacy_probes(),
+        };
+        for probe in probes {
+            let c = match probe {
+                Ok(probe) => self.active_send(probe),
+                Err(skipped) => skipped,
+            };
+            self.run.active.push(c);
+            if self.run.unreachable.is_some() {
+                return;
+            }
+        }
+    }
+
+    fn modern_headers(&self, method: &str, name: Option<&str>) -> Vec<(String, String)> {
+        self.headers(method, name)
+    }
+
+    fn modern_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+        let mut out = Vec::new();
+        let list = |r: &mut Self, meta: Value| json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/list", "params": {"_meta": meta}});
+        let set = |h: &mut Vec<(String, String)>, name: &str, value: &str| {
+            for (n, v) in h.iter_mut() {
+                if n.eq_ignore_ascii_case(name) {
+                    *v = value.to_string();
+                }
+            }
+        };
+
+        // An unsupported version: header and _meta agree on a version no server implements.
+        // 2026-07-28 basic/transports/streamable-http, Protocol Version Header: "If the server
+        // does not implement the requested protocol version ... it MUST respond with 400 Bad
+        // Request and an UnsupportedProtocolVersionError listing its supported versions."
+        let mut m = self.meta();
+        m[meta::PROTOCOL_VERSION] = json!(BOGUS_VERSION);
+        let body = list(self, m);
+        let mut h = self.modern_headers("tools/list", None);
+        set(&mut h, header::PROTOCOL_VERSION, BOGUS_VERSION);
+        out.push(Ok(Probe {
+            check: "unsupported-version",
+            rule: "transport.http.400-unsupported-version",
+            sent: format!(
+                "tools/list with MCP-Protocol-Version and _meta protocolVersion {BOGUS_VERSION}"
+            ),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+        }));
+
+        // The header's version contradicts _meta: "If the values do not match, the server
+        // MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error".
+        // The header names 2025-11-25; when the server does not support that version either,
+        // an UnsupportedProtocolVersion answer is as right.
+        let supported = self.supported_versions();
+        let legacy = Protocol::V2025_11_25.as_str();
+        let body = list(self, self.meta());
+        let mut h = self.modern_headers("tools/list", None);
+        set(&mut h, header::PROTOCOL_VERSION, legacy);
+        let also = if supported.iter().any(|v| v == legacy) {
+            Vec::new()
+        } else {
+            vec![code::UNSUPPORTED_PROTOCOL_VERSION]
+        };
+        out.push(Ok(Probe {
+            check: "version-header-mismatch",
+            rule: "transport.http.header-mismatch-rejected",
+            sent: format!(
+                "tools/list with MCP-Protocol-Version {legacy} and _meta protocolVersion {}",
+                Protocol::V2026_07_28
+            ),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also,
+            strict: true,
+        }));
+
+        // Required _meta missing: 2026-07-28 basic, _meta: "A request missing any required
+        // field is malformed; the server MUST reject it with JSON-RPC error code -32602".
+        // Only clientCapabilities is left out, so that the headers still match the body.
+        let mut m = self.meta();
+        if let Some(o) = m.as_object_mut() {
+            o.remove(meta::CLIENT_CAPABILITIES);
+        }
+        let body = list(self, m);
+        out.push(Ok(Probe {
+            check: "missing-meta",
+            rule: "transport.http.400-missing-meta",
+            sent: format!("tools/list whose _meta lacks {}", meta::CLIENT_CAPABILITIES),
+            body,
+            headers: self.modern_headers("tools/list", None),
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+        }));
+
+        // initialize, which 2026-07-28 does not have: "If the server does not implement the
+        // requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with
+        // code -32601". A dual-era server may let initialize select legacy semantics
+        // (basic/versioning: "An initialize request selects legacy semantics"), so only a
+        // modern-only server's answer is held to that.
+        let dual = supported.iter().any(|v| {
+            crate::vocab::protocol::INITIALIZE_ERA_VERSIONS.contains(&v.as_str())
+                || v.as_str() < Protocol::V2026_07_28.as_str()
+        });
+        let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "initialize",
+                          "params": {"_meta": self.meta()}});
+        out.push(Ok(Probe {
+            check: "initialize",
+            rule: "transport.http.404-method-not-found",
+            sent: "initialize with 2026-07-28 headers and _meta".into(),
+            body,
+            headers: self.modern_headers("initialize", None),
+            lenient_2xx: dual.then(|| {
+                format!(
+                    "the server also supports {} (supportedVersions {supported:?}); a dual-era server may answer initialize under legacy semantics",
+                    supported
+                        .iter()
+                        .filter(|v| v.as_str() < Protocol::V2026_07_28.as_str())
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }),
+            also: Vec::new(),
+            strict: !dual,
+        }));
+
+        // Mcp-Method naming another method than the body: "Servers that process the request
+        // body MUST reject requests where the values specified in the headers do not match
+        // the corresponding values in the request body." The body is a tools/list, which a
+        // server that wrongly accepts runs without side effects.
+        let body = list(self, self.meta());
+        let mut h = self.modern_headers("tools/list", None);
+        set(&mut h, header::METHOD, "prompts/list");
+        out.push(Ok(Probe {
+            check: "method-header",
+            rule: "transport.http.header-mismatch-rejected",
+            sent: "tools/list with Mcp-Method: prompts/list".into(),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+        }));
+
+        // Mcp-Name naming another tool than the body: sent only for a tool the probe may call,
+        // since a server that wrongly accepts runs the body's tool.
+        out.push(self.name_header_probe());
+        out
+    }
+
+    fn name_header_probe(&mut self) -> Result<Probe, ActiveCheck> {
+        let check = "name-header";
+        let rule = "transport.http.header-mismatch-rejected";
+        let rejected = |n: &str| self.run.rejected_tools.iter().any(|(r, _)| r == n);
+        let tool = self
+            .run
+            .tools
+            .iter()
+            .filter(|t| callable(t, self.cfg.allow_side_effects))
+            .filter_map(|t| {
+                let name = t.get("name").and_then(Value::as_str)?;
+                if rejected(name) {
+                    return None;
+                }
+                let args = self
+                    .cfg
+                    .calls
+                    .iter()
+                    .find(|c| c.name == name)
+                    .map(|c| c.arguments.clone().unwrap_or_else(|| json!({})))
+                    .or_else(|| super::plan::valid_arguments(t.get("inputSchema")))?;
+                Some((name.to_string(), args, t.clone()))
+            })
+            .next();
+        let Some((name, args, tool)) = tool else {
+            return Err(ActiveCheck::skipped(
+                check,
+                rule,
+                if self.cfg.allow_side_effects {
+                    "no listed tool that is not marked destructiveHint: true and whose arguments the probe can fill in"
+                } else {
+                    "no listed tool marked readOnlyHint: true whose arguments the probe can fill in (--allow-side-effects also allows tools not marked destructive)"
+                },
+            ));
+        };
+        let names: Vec<&str> = self
+            .run
+            .tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .collect();
+        let mut other = format!("{name}_mismatch");
+        while names.contains(&other.as_str()) {
+            other.push('_');
+        }
+        let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/call",
+                          "params": {"name": name, "arguments": args, "_meta": self.meta()}});
+        let mut h = self.modern_headers("tools/call", Some(&other));
+        h.extend(super::headers::param_headers(
+            tool.get("inputSchema"),
+            Some(&args),
+        ));
+        Ok(Probe {
+            check,
+            rule,
+            sent: format!(
+                "tools/call {} with Mcp-Name: {}",
+                crate::views::diag::sanitize(&name),
+                crate::views::diag::sanitize(&other)
+            ),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+        })
+    }
+
+    fn legacy_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+        let check = "unsupported-version";
+        let rule = "transport.http.400-unsupported-version-header";
+        if self.negotiated.is_none() {
+            return vec![Err(ActiveCheck::skipped(
+                check,
+                rule,
+                "no session was set up",
+            ))];
+        }
+        // 2025-11-25 basic/transports, Protocol Version Header: "If the server receives a
+        // request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with
+        // 400 Bad Request."
+        let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/list"});
+        let mut h = self.headers("tools/list", None);
+        for (n, v) in h.iter_mut() {
+            if n.eq_ignore_ascii_case(header::PROTOCOL_VERSION) {
+                *v = BOGUS_VERSION.to_string();
+            }
+        }
+        vec![Ok(Probe {
+            check,
+            rule,
+            sent: format!("tools/list in the session with MCP-Protocol-Version {BOGUS_VERSION}"),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+        })]
+    }
+
+    /// `supportedVersions` of the server/discover result, when there was one.
+    fn supported_versions(&self) -> Vec<String> {
+        self.run
+            .server
+            .as_ref()
+            .and_then(|s| s.get("supportedVersions"))
+            .and_then(Value::as_array)
+            .map(|v| {
+                v.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Sends a check's request (once: no version retry, no resumption), judges the exchange
+    /// and compares the answer with the rule's expectation.
+    fn active_send(&mut self, probe: Probe) -> ActiveCheck {
+        let expected = expected_of(self.p, probe.rule);
+        let mut c = ActiveCheck {
+            check: probe.check,
+            sent: probe.sent.clone(),
+            rule: probe.rule,
+            expected,
+            got: None,
+            result: ActiveResult::NotJudged(String::new()),
+            findings: Vec::new(),
+            exchange: None,
+        };
+        let Some(expected) = expected else {
+            c.result = ActiveResult::Skipped(format!(
+                "the rule table has no {} expectation for {}",
+                probe.rule, self.p
+            ));
+            return c;
+        };
+        if self.t.remaining().is_zero() {
+            c.result = ActiveResult::Skipped("the probe's deadline has passed".into());
+            return c;
+        }
+        self.drain_listener();
+        let bytes = serde_json::to_vec(&probe.body).expect("JSON serializes");
+        let rpc_method = probe
+            .body
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let tool = probe
+            .body
+            .pointer("/params/name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let out = Outgoing {
+            method: "POST",
+            headers: &probe.headers,
+            body: Some(&bytes),
+            rpc_id: probe.body.get("id"),
+            cancel: None,
+            on_head: None,
+        };
+        let mut answered = Vec::new();
+        let (res, extra) = self.fetch(&out, &mut answered);
+        let mut step = post_step(&res, rpc_method, tool.as_deref());
+        step.note = Some(match step.note.take() {
+            Some(n) => format!("active check {}; {n}", probe.check),
+            None => format!("active check {}", probe.check),
+        });
+        self.push_step(step);
+        for s in extra {
+            self.push_step(s);
+        }
+        let r = match res {
+            Ok(r) => r,
+            Err(e) => {
+                if let super::http::SendError::Unreachable(why) = &e
+                    && self.run.steps.len() == 1
+                {
+                    self.run.unreachable = Some(why.clone());
+                }
+                c.result = ActiveResult::NotJudged(format!("no response: {e}"));
+                return c;
+            }
+        };
+        let got = got_text(&r);
+        c.got = Some(got.clone());
+        let exchange = Exchange {
+            name: Some(format!("probe {} active {}", self.p, probe.check)),
+            request: RecordedRequest {
+                method: Some("POST".into()),
+                url: Some(self.url.to_string()),
+                headers: Headers::new(probe.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()))),
+                body: Some(probe.body.clone()),
+            },
+            status: r.status,
+            response_headers: r.headers.clone(),
+            body: r.body.clone(),
+            end: r.end,
+            tool: None,
+            initialize: self.negotiated.clone(),
+            protocol: Some(vec![self.p]),
+        };
+        let judgement = judge(
+            &exchange,
+            &Options {
+                protocols: Some(match self.p {
+                    Protocol::V2025_11_25 => &[Protocol::V2025_11_25],
+                    Protocol::V2026_07_28 => &[Protocol::V2026_07_28],
+                }),
+                ..Options::default()
+            },
+        )
+        .expect("the revision is given explicitly");
+        // The engine's findings on the server (the probe's own deliberate fault in the request
+        // is what `request.*` rules report; those are no findings here).
+        for f in &judgement.verdicts[0].findings {
+            if f.rule.actor != Actor::Server || f.severity == Severity::Info {
+                continue;
+            }
+            c.findings.push(ActiveFinding {
+                rule: f.rule.id.clone(),
+                level: f.active.level,
+                severity: f.severity,
+                url: f.active.cite.url.clone(),
+                quote: f.active.cite.quote.clone(),
+                message: crate::views::diag::sanitize(&f.message),
+                by_engine: true,
+            });
+        }
+        let mut exchange = exchange;
+        super::call::redact_headers(&mut exchange);
+        c.exchange = Some((exchange, judgement));
+
+        let code = error_code(&r);
+        let status_ok = r.status == expected.status;
+        let code_ok = match expected.code {
+            None => true,
+            Some(want) => code == Some(want) || code.is_some_and(|g| probe.also.contains(&g)),
+        };
+        let transient = matches!(r.status, 408 | 429 | 502 | 503 | 504)
+            || r.final_message.is_none() && r.end != crate::wire::exchange::BodyEnd::Complete;
+        if status_ok && code_ok {
+            // Right answer; engine findings (a malformed error object) still count.
+        } else if transient {
+            c.result = ActiveResult::NotJudged(format!(
+                "{got}: a transient answer, which says nothing about this check"
+            ));
+            return self.conclude(c);
+        } else if (200..300).contains(&r.status) && probe.lenient_2xx.is_some() {
+            c.result = ActiveResult::NotJudged(format!(
+                "{got}: {}",
+                probe.lenient_2xx.unwrap_or_default()
+            ));
+            return self.conclude(c);
+        } else if !probe.strict {
+            if c.findings.is_empty() {
+                c.result = ActiveResult::NotJudged(format!(
+                    "{got}: {}",
+                    probe.lenient_2xx.unwrap_or_default()
+                ));
+            }
+            return self.conclude(c);
+        } else if !c.findings.iter().any(|f| f.severity == Severity::Error) {
+            let message = format!(
+                "{}: expected {expected}{}, got {got}",
+                probe.sent,
+                if probe.also.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (or error {})",
+                        probe
+                            .also
+                            .iter()
+                            .map(i64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            );
+            if let Some(f) = probe_finding(self.p, probe.rule, message) {
+                c.findings.insert(0, f);
+            }
+        }
+        self.conclude(c)
+    }
+
+    fn conclude(&self, mut c: ActiveCheck) -> ActiveCheck {
+        if !c.findings.is_empty() {
+            c.result = ActiveResult::Findings;
+        } else if matches!(&c.result, ActiveResult::NotJudged(w) if w.is_empty()) {
+            c.result = ActiveResult::Passed;
+        }
+        c
+    }
+}
