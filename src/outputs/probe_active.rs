@@ -127,7 +127,7 @@ fn render_check(out: &mut String, c: &ActiveCheck, style: Style) {
         ActiveResult::NotJudged(w) => ("not judged", esc(w)),
         ActiveResult::Skipped(w) => ("skipped", esc(w)),
     };
-    let _ = writeln!(out, "   {:<24} {}: {what}", c.check, style.bold(mark));
+    let _ = writeln!(out, "   {:<26} {}: {what}", c.check, style.bold(mark));
     if !c.sent.is_empty() && !matches!(c.result, ActiveResult::Passed) {
         let _ = writeln!(out, "      sent: {}", esc(&c.sent));
     }

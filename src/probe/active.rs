@@ -20,7 +20,7 @@
 //! judged, never as a finding.
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::http::{Outgoing, Received};
 use super::runner::Runner;
@@ -142,6 +142,20 @@ struct Probe {
     also: Vec<i64>,
     /// Whether any answer but the expected one is left unjudged (dual-era `initialize`).
     strict: bool,
+    /// How the answer is judged.
+    kind: Kind,
+}
+
+/// How a check's answer is judged.
+enum Kind {
+    /// Against the rule's status and code.
+    Expect,
+    /// Any rejection (a JSON-RPC error, a 4xx) passes; a served request is not judged, for
+    /// the reason given.
+    Rejection(String),
+    /// A new `input_required` result passes; a JSON-RPC error is a finding; anything else is
+    /// not judged.
+    AskAgain,
 }
 
 /// The expectation a rule states under `p`: its `status` and `code` parameters.
@@ -185,10 +199,34 @@ fn got_text(r: &Received) -> String {
     match error_code(r) {
         Some(c) => format!("HTTP {} with error {c}", r.status),
         None if (200..300).contains(&r.status) && r.final_message.is_some() => {
-            format!("HTTP {} with a result", r.status)
+            match r
+                .final_message
+                .as_ref()
+                .and_then(|m| m.pointer("/result/resultType"))
+                .and_then(Value::as_str)
+            {
+                Some(t) => format!(
+                    "HTTP {} with a result (resultType {})",
+                    r.status,
+                    crate::views::diag::sanitize(t)
+                ),
+                None => format!("HTTP {} with a result", r.status),
+            }
         }
         None => format!("HTTP {} without a JSON-RPC error", r.status),
     }
+}
+
+/// `state` with one character changed (the middle one, to another letter or digit).
+fn alter(state: &str) -> String {
+    let mut chars: Vec<char> = state.chars().collect();
+    let i = chars.len() / 2;
+    chars[i] = match chars[i] {
+        'A' => 'B',
+        '0' => '1',
+        _ => 'A',
+    };
+    chars.into_iter().collect()
 }
 
 /// Whether a tool may be called by a check: read-only, or, with `--allow-side-effects`, not
@@ -262,6 +300,7 @@ impl Runner<'_> {
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
+            kind: Kind::Expect,
         }));
 
         // The header's version contradicts _meta: "If the values do not match, the server
@@ -290,6 +329,7 @@ impl Runner<'_> {
             lenient_2xx: None,
             also,
             strict: true,
+            kind: Kind::Expect,
         }));
 
         // Required _meta missing: 2026-07-28 basic, _meta: "A request missing any required
@@ -309,6 +349,7 @@ impl Runner<'_> {
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
+            kind: Kind::Expect,
         }));
 
         // initialize, which 2026-07-28 does not have: "If the server does not implement the
@@ -341,6 +382,7 @@ impl Runner<'_> {
             }),
             also: Vec::new(),
             strict: !dual,
+            kind: Kind::Expect,
         }));
 
         // Mcp-Method naming another method than the body: "Servers that process the request
@@ -359,48 +401,320 @@ impl Runner<'_> {
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
+            kind: Kind::Expect,
         }));
 
         // Mcp-Name naming another tool than the body: sent only for a tool the probe may call,
         // since a server that wrongly accepts runs the body's tool.
         out.push(self.name_header_probe());
+        out.push(self.param_header_probe());
+        out.extend(self.mrtr_probes());
+        out
+    }
+
+    /// A listed tool the probe may call (and has not rejected) that `pick` accepts, with
+    /// arguments: those given with `--tool`, else made up from the `inputSchema`.
+    fn callable_tool(&self, pick: impl Fn(&Value) -> bool) -> Option<(String, Value, Value)> {
+        // Read-only tools first.
+        let (ro, rest): (Vec<&Value>, Vec<&Value>) = self
+            .run
+            .tools
+            .iter()
+            .filter(|t| callable(t, self.cfg.allow_side_effects) && pick(t))
+            .partition(|t| super::plan::is_read_only(t));
+        ro.into_iter().chain(rest).find_map(|t| {
+            let name = t.get("name").and_then(Value::as_str)?;
+            if self.run.rejected_tools.iter().any(|(r, _)| r == name) {
+                return None;
+            }
+            let args = self
+                .cfg
+                .calls
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| c.arguments.clone().unwrap_or_else(|| json!({})))
+                .or_else(|| super::plan::valid_arguments(t.get("inputSchema")))?;
+            Some((name.to_string(), args, t.clone()))
+        })
+    }
+
+    fn no_callable_tool(&self, what: &str) -> String {
+        if self.cfg.allow_side_effects {
+            format!(
+                "no listed tool{what} that is not marked destructiveHint: true and whose arguments the probe can fill in"
+            )
+        } else {
+            format!(
+                "no listed tool{what} marked readOnlyHint: true whose arguments the probe can fill in (--allow-side-effects also allows tools not marked destructive)"
+            )
+        }
+    }
+
+    /// An `Mcp-Param-{Name}` header whose value differs from the argument it mirrors, for a
+    /// tool that declares `x-mcp-header` on a top-level property. 2026-07-28
+    /// basic/transports/streamable-http, Server Behavior for Custom Headers: "Servers MUST
+    /// reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020
+    /// (HeaderMismatch) if any validation fails."
+    fn param_header_probe(&mut self) -> Result<Probe, ActiveCheck> {
+        let check = "param-header";
+        let rule = "transport.http.400-header-mismatch";
+        let annotated = |t: &Value| -> Option<(String, String, Value)> {
+            let props = t.pointer("/inputSchema/properties")?.as_object()?;
+            props.iter().find_map(|(k, p)| {
+                let h = p.get("x-mcp-header")?.as_str()?;
+                Some((k.clone(), h.to_string(), p.clone()))
+            })
+        };
+        let Some((name, mut args, tool)) = self.callable_tool(|t| annotated(t).is_some()) else {
+            let any = self.run.tools.iter().any(|t| annotated(t).is_some());
+            return Err(ActiveCheck::skipped(
+                check,
+                rule,
+                if any {
+                    self.no_callable_tool(" declaring x-mcp-header")
+                } else {
+                    "no listed tool declares x-mcp-header on a top-level property".into()
+                },
+            ));
+        };
+        let (key, suffix, prop) = annotated(&tool).expect("picked for it");
+        if args.get(&key).is_none_or(Value::is_null)
+            && let (Some(v), Some(o)) = (super::plan::sample_value(&prop), args.as_object_mut())
+        {
+            o.insert(key.clone(), v);
+        }
+        let other = match args.get(&key) {
+            Some(Value::String(s)) => format!("{s}-mismatch"),
+            Some(Value::Bool(b)) => (!b).to_string(),
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(i) => i.wrapping_add(1).to_string(),
+                None => format!("{}", n.as_f64().unwrap_or(0.0) + 1.0),
+            },
+            _ => {
+                return Err(ActiveCheck::skipped(
+                    check,
+                    rule,
+                    format!(
+                        "no value for the annotated property `{}` of {}",
+                        crate::views::diag::sanitize(&key),
+                        crate::views::diag::sanitize(&name)
+                    ),
+                ));
+            }
+        };
+        let header_name = format!("{}{suffix}", header::PARAM_PREFIX);
+        let mut h = self.modern_headers("tools/call", Some(&name));
+        h.extend(
+            super::headers::param_headers(tool.get("inputSchema"), Some(&args))
+                .into_iter()
+                .map(|(n, v)| {
+                    if n.eq_ignore_ascii_case(&header_name) {
+                        (n, super::headers::header_value(&other))
+                    } else {
+                        (n, v)
+                    }
+                }),
+        );
+        let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/call",
+                          "params": {"name": name, "arguments": args, "_meta": self.meta()}});
+        Ok(Probe {
+            check,
+            rule,
+            sent: format!(
+                "tools/call {} with {header_name}: {} while the argument `{}` says otherwise",
+                crate::views::diag::sanitize(&name),
+                crate::views::diag::sanitize(&other),
+                crate::views::diag::sanitize(&key)
+            ),
+            body,
+            headers: h,
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+            kind: Kind::Expect,
+        })
+    }
+
+    /// The retries of an `input_required` result a call got during the run (never made-up
+    /// state): one with the `requestState` altered, one whose `inputResponses` answer none of
+    /// the `inputRequests`. Only for a tool the probe may call, since an accepted retry runs
+    /// it.
+    fn mrtr_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+        let tampered = ("tampered-state", "mrtr.request-state-verified");
+        let unmatched = (
+            "unmatched-input-responses",
+            "mrtr.missing-input-asked-again",
+        );
+        let skip_both = |why: String| {
+            vec![
+                Err(ActiveCheck::skipped(tampered.0, tampered.1, why.clone())),
+                Err(ActiveCheck::skipped(unmatched.0, unmatched.1, why)),
+            ]
+        };
+        let allow = self.cfg.allow_side_effects;
+        let found = self.run.exchanges.iter().find_map(|x| {
+            if x.verdict().outcome != crate::vocab::Outcome::InputRequired {
+                return None;
+            }
+            let tool =
+                self.run.tools.iter().find(|t| {
+                    t.get("name").and_then(Value::as_str) == Some(x.call.name.as_str())
+                })?;
+            if !callable(tool, allow) {
+                return None;
+            }
+            let an = crate::wire::analysis::Analysis::new(&x.exchange);
+            let result = an.message_value()?.get("result")?.clone();
+            let params = x.exchange.request.body.as_ref()?.get("params")?.clone();
+            Some((x.call.name.clone(), params, result))
+        });
+        let Some((name, params, result)) = found else {
+            let any = self
+                .run
+                .exchanges
+                .iter()
+                .any(|x| x.verdict().outcome == crate::vocab::Outcome::InputRequired);
+            return skip_both(if any {
+                self.no_callable_tool(" that answered input_required")
+                    .replace(
+                        "whose arguments the probe can fill in",
+                        "(an accepted retry runs it)",
+                    )
+            } else {
+                "no call got an input_required result during the run (name one with --tool)".into()
+            });
+        };
+        let requests = result.get("inputRequests").and_then(Value::as_object);
+        let state = result.get("requestState").cloned();
+        let retry = |r: &mut Self, extra: Map<String, Value>| {
+            let mut p = params.as_object().cloned().unwrap_or_default();
+            p.remove("inputResponses");
+            p.remove("requestState");
+            p.insert("_meta".into(), r.meta());
+            p.extend(extra);
+            json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/call", "params": p})
+        };
+        let arguments = params.get("arguments").cloned();
+        let tool_def = self
+            .run
+            .tools
+            .iter()
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
+            .cloned();
+        let headers = |r: &Self| {
+            let mut h = r.modern_headers("tools/call", Some(&name));
+            h.extend(super::headers::param_headers(
+                tool_def.as_ref().and_then(|t| t.get("inputSchema")),
+                arguments.as_ref(),
+            ));
+            h
+        };
+        let shown = crate::views::diag::sanitize(&name);
+        let mut out = Vec::new();
+
+        // 2026-07-28 basic/patterns/mrtr, Server Requirements: "servers MUST treat
+        // requestState as an attacker-controlled input. If requestState influences
+        // authorization, resource access, or business logic, servers MUST protect its
+        // integrity ... and MUST reject state that fails verification." Whether it does
+        // cannot be seen from outside, so a served retry is not judged.
+        match (&state, requests) {
+            (Some(Value::String(st)), reqs) if !st.is_empty() => {
+                let mut responses = Map::new();
+                let mut missing = false;
+                for (key, req) in reqs.into_iter().flatten() {
+                    let method = req.get("method").and_then(Value::as_str);
+                    match super::answers::answer_for(&self.cfg.answers, key, method) {
+                        Some(a) => {
+                            responses.insert(
+                                key.clone(),
+                                super::answers::with_defaults(a, method, req.get("params")),
+                            );
+                        }
+                        None => missing = true,
+                    }
+                }
+                if missing {
+                    out.push(Err(ActiveCheck::skipped(
+                        tampered.0,
+                        tampered.1,
+                        "--answers does not answer every input request, so a retry would differ in more than the state",
+                    )));
+                } else {
+                    let mut extra = Map::new();
+                    if reqs.is_some() {
+                        extra.insert("inputResponses".into(), Value::Object(responses));
+                    }
+                    extra.insert("requestState".into(), json!(alter(st)));
+                    let body = retry(self, extra);
+                    out.push(Ok(Probe {
+                        check: tampered.0,
+                        rule: tampered.1,
+                        sent: format!("the retry of tools/call {shown} with its requestState altered"),
+                        body,
+                        headers: headers(self),
+                        lenient_2xx: None,
+                        also: Vec::new(),
+                        strict: true,
+                        kind: Kind::Rejection(
+                            "the server took the altered requestState; integrity protection is required only where the state influences authorization, resource access or business logic, which cannot be seen from outside".into(),
+                        ),
+                    }));
+                }
+            }
+            _ => out.push(Err(ActiveCheck::skipped(
+                tampered.0,
+                tampered.1,
+                "the input_required result carries no requestState",
+            ))),
+        }
+
+        // Error Handling: "If the client fails to send all the information requested in a
+        // previous InputRequests, and the missing information is necessary for the server to
+        // process the request, the server SHOULD respond with a new InputRequiredResult
+        // requesting the missing information again, rather than returning an error."
+        match requests {
+            Some(reqs) if !reqs.is_empty() => {
+                let mut key = "mcp_verdict_probe_unrequested".to_string();
+                while reqs.contains_key(&key) {
+                    key.push('_');
+                }
+                let mut extra = Map::new();
+                extra.insert(
+                    "inputResponses".into(),
+                    json!({ key: {"action": "cancel"} }),
+                );
+                if let Some(st) = &state {
+                    extra.insert("requestState".into(), st.clone());
+                }
+                let body = retry(self, extra);
+                out.push(Ok(Probe {
+                    check: unmatched.0,
+                    rule: unmatched.1,
+                    sent: format!(
+                        "the retry of tools/call {shown} with its requestState and inputResponses answering none of its inputRequests"
+                    ),
+                    body,
+                    headers: headers(self),
+                    lenient_2xx: None,
+                    also: Vec::new(),
+                    strict: true,
+                    kind: Kind::AskAgain,
+                }));
+            }
+            _ => out.push(Err(ActiveCheck::skipped(
+                unmatched.0,
+                unmatched.1,
+                "the input_required result carries no inputRequests",
+            ))),
+        }
         out
     }
 
     fn name_header_probe(&mut self) -> Result<Probe, ActiveCheck> {
         let check = "name-header";
         let rule = "transport.http.header-mismatch-rejected";
-        let rejected = |n: &str| self.run.rejected_tools.iter().any(|(r, _)| r == n);
-        let tool = self
-            .run
-            .tools
-            .iter()
-            .filter(|t| callable(t, self.cfg.allow_side_effects))
-            .filter_map(|t| {
-                let name = t.get("name").and_then(Value::as_str)?;
-                if rejected(name) {
-                    return None;
-                }
-                let args = self
-                    .cfg
-                    .calls
-                    .iter()
-                    .find(|c| c.name == name)
-                    .map(|c| c.arguments.clone().unwrap_or_else(|| json!({})))
-                    .or_else(|| super::plan::valid_arguments(t.get("inputSchema")))?;
-                Some((name.to_string(), args, t.clone()))
-            })
-            .next();
-        let Some((name, args, tool)) = tool else {
-            return Err(ActiveCheck::skipped(
-                check,
-                rule,
-                if self.cfg.allow_side_effects {
-                    "no listed tool that is not marked destructiveHint: true and whose arguments the probe can fill in"
-                } else {
-                    "no listed tool marked readOnlyHint: true whose arguments the probe can fill in (--allow-side-effects also allows tools not marked destructive)"
-                },
-            ));
+        let Some((name, args, tool)) = self.callable_tool(|_| true) else {
+            return Err(ActiveCheck::skipped(check, rule, self.no_callable_tool("")));
         };
         let names: Vec<&str> = self
             .run
@@ -432,30 +746,34 @@ impl Runner<'_> {
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
+            kind: Kind::Expect,
         })
     }
 
     fn legacy_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+        let mut out = Vec::new();
         let check = "unsupported-version";
         let rule = "transport.http.400-unsupported-version-header";
         if self.negotiated.is_none() {
-            return vec![Err(ActiveCheck::skipped(
+            out.push(Err(ActiveCheck::skipped(
                 check,
                 rule,
                 "no session was set up",
-            ))];
+            )));
+            return out;
         }
+        let list = |r: &mut Self| json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/list"});
         // 2025-11-25 basic/transports, Protocol Version Header: "If the server receives a
         // request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with
         // 400 Bad Request."
-        let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/list"});
+        let body = list(self);
         let mut h = self.headers("tools/list", None);
         for (n, v) in h.iter_mut() {
             if n.eq_ignore_ascii_case(header::PROTOCOL_VERSION) {
                 *v = BOGUS_VERSION.to_string();
             }
         }
-        vec![Ok(Probe {
+        out.push(Ok(Probe {
             check,
             rule,
             sent: format!("tools/list in the session with MCP-Protocol-Version {BOGUS_VERSION}"),
@@ -464,7 +782,96 @@ impl Runner<'_> {
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
-        })]
+            kind: Kind::Expect,
+        }));
+
+        // basic/transports, Session Management: "Servers that require a session ID SHOULD
+        // respond to requests without an MCP-Session-Id header (other than initialization)
+        // with HTTP 400 Bad Request." A server that serves the request does not require one.
+        let check = "missing-session";
+        let rule = "transport.http.400-missing-session";
+        if self.session.is_none() {
+            out.push(Err(ActiveCheck::skipped(
+                check,
+                rule,
+                "the server issued no session id",
+            )));
+            return out;
+        }
+        let body = list(self);
+        let h: Vec<(String, String)> = self
+            .headers("tools/list", None)
+            .into_iter()
+            .filter(|(n, _)| !n.eq_ignore_ascii_case(header::SESSION_ID))
+            .collect();
+        out.push(Ok(Probe {
+            check,
+            rule,
+            sent: "tools/list without the MCP-Session-Id the server issued".into(),
+            body,
+            headers: h,
+            lenient_2xx: Some(
+                "the server served the request without its session id, so it does not require one, which the spec allows".into(),
+            ),
+            also: Vec::new(),
+            strict: true,
+            kind: Kind::Expect,
+        }));
+        out
+    }
+
+    /// The check run once the session is over (2025-11-25): a request in the session the
+    /// server ended when it answered the probe's DELETE. basic/transports, Session Management:
+    /// "The server MAY terminate the session at any time, after which it MUST respond to
+    /// requests containing that session ID with HTTP 404 Not Found."
+    pub(super) fn active_after_delete(&mut self) {
+        if !self.cfg.active || self.run.unreachable.is_some() || self.session.is_none() {
+            return;
+        }
+        let check = "ended-session";
+        let rule = "transport.http.404-ended-session";
+        let deleted = self
+            .run
+            .steps
+            .iter()
+            .rev()
+            .find(|s| s.http_method == "DELETE")
+            .map(|s| s.status);
+        let c = match deleted {
+            Some(Some(st)) if (200..300).contains(&st) => {
+                let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/list"});
+                let headers = self.headers("tools/list", None);
+                self.active_send(Probe {
+                    check,
+                    rule,
+                    sent: format!(
+                        "tools/list with the MCP-Session-Id of the session the server ended (DELETE answered {st})"
+                    ),
+                    body,
+                    headers,
+                    lenient_2xx: None,
+                    also: Vec::new(),
+                    strict: true,
+                    kind: Kind::Expect,
+                })
+            }
+            Some(Some(405)) => ActiveCheck::skipped(
+                check,
+                rule,
+                "the server does not let clients end the session (DELETE answered 405)",
+            ),
+            Some(Some(st)) => ActiveCheck::skipped(
+                check,
+                rule,
+                format!("the DELETE got HTTP {st}; no session is known to have ended"),
+            ),
+            _ => ActiveCheck::skipped(
+                check,
+                rule,
+                "the DELETE got no response; no session is known to have ended",
+            ),
+        };
+        self.run.active.push(c);
     }
 
     /// `supportedVersions` of the server/discover result, when there was one.
@@ -497,13 +904,13 @@ impl Runner<'_> {
             findings: Vec::new(),
             exchange: None,
         };
-        let Some(expected) = expected else {
+        if expected.is_none() && matches!(probe.kind, Kind::Expect) {
             c.result = ActiveResult::Skipped(format!(
                 "the rule table has no {} expectation for {}",
                 probe.rule, self.p
             ));
             return c;
-        };
+        }
         if self.t.remaining().is_zero() {
             c.result = ActiveResult::Skipped("the probe's deadline has passed".into());
             return c;
@@ -601,20 +1008,55 @@ impl Runner<'_> {
         c.exchange = Some((exchange, judgement));
 
         let code = error_code(&r);
+        let transient = matches!(r.status, 408 | 429 | 502 | 503 | 504)
+            || r.final_message.is_none() && r.end != crate::wire::exchange::BodyEnd::Complete;
+        if transient {
+            c.result = ActiveResult::NotJudged(format!(
+                "{got}: a transient answer, which says nothing about this check"
+            ));
+            return self.conclude(c);
+        }
+        let result_type = r
+            .final_message
+            .as_ref()
+            .and_then(|m| m.pointer("/result/resultType"))
+            .and_then(Value::as_str);
+        match &probe.kind {
+            Kind::Expect => {}
+            Kind::Rejection(why) => {
+                let rejected = code.is_some() || (400..500).contains(&r.status);
+                if !rejected && c.findings.is_empty() {
+                    c.result = ActiveResult::NotJudged(format!("{got}: {why}"));
+                }
+                return self.conclude(c);
+            }
+            Kind::AskAgain => {
+                if code.is_some() && !c.findings.iter().any(|f| f.severity == Severity::Error) {
+                    let message = format!(
+                        "{}: expected a new input_required result asking again, got {got}",
+                        probe.sent
+                    );
+                    if let Some(f) = probe_finding(self.p, probe.rule, message) {
+                        c.findings.insert(0, f);
+                    }
+                } else if result_type != Some("input_required") && c.findings.is_empty() {
+                    c.result = ActiveResult::NotJudged(format!(
+                        "{got}: the server did without the input it had asked for, so it was not necessary"
+                    ));
+                }
+                return self.conclude(c);
+            }
+        }
+        let Some(expected) = expected else {
+            return self.conclude(c);
+        };
         let status_ok = r.status == expected.status;
         let code_ok = match expected.code {
             None => true,
             Some(want) => code == Some(want) || code.is_some_and(|g| probe.also.contains(&g)),
         };
-        let transient = matches!(r.status, 408 | 429 | 502 | 503 | 504)
-            || r.final_message.is_none() && r.end != crate::wire::exchange::BodyEnd::Complete;
         if status_ok && code_ok {
             // Right answer; engine findings (a malformed error object) still count.
-        } else if transient {
-            c.result = ActiveResult::NotJudged(format!(
-                "{got}: a transient answer, which says nothing about this check"
-            ));
-            return self.conclude(c);
         } else if (200..300).contains(&r.status) && probe.lenient_2xx.is_some() {
             c.result = ActiveResult::NotJudged(format!(
                 "{got}: {}",

@@ -180,7 +180,7 @@ pub(super) fn valid_arguments(schema: Option<&Value>) -> Option<Value> {
 
 /// A value that satisfies a simple property schema, for filling in the properties the
 /// probe does not mean to break.
-fn sample_value(prop: &Value) -> Option<Value> {
+pub(super) fn sample_value(prop: &Value) -> Option<Value> {
     if let Some(v) = prop.get("default") {
         return Some(v.clone());
     }

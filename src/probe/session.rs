@@ -273,6 +273,7 @@ impl Runner<'_> {
         self.close_listener();
         if self.session.is_some() && self.run.unreachable.is_none() {
             self.delete_session();
+            self.active_after_delete();
         }
     }
 
