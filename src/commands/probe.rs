@@ -41,10 +41,11 @@ pub struct ProbeArgs {
     pub allow_side_effects: bool,
 
     /// Also send requests that exercise the server's error paths (an unsupported protocol
-    /// version, headers that contradict the body, missing _meta, a removed method), judge each
-    /// answer against the rule that says how the server must reject it, and report each check
-    /// as passed, with findings, not judged or skipped. Tool calls among them target read-only
-    /// tools only (--allow-side-effects: any tool not marked destructiveHint: true).
+    /// version, headers that contradict the body, missing _meta, a removed method, a missing
+    /// or ended session, an altered requestState), judge each answer against the rule that
+    /// says how the server must reject it, and report each check as passed, with findings, not
+    /// judged or skipped. Tool calls among them target read-only tools only
+    /// (--allow-side-effects: also tools marked destructiveHint: false).
     #[arg(long)]
     pub active: bool,
 

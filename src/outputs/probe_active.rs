@@ -30,6 +30,8 @@ pub struct ActiveOut {
     /// What the server answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub got: Option<String>,
+    /// Whether the answer had the status and code the rule names.
+    pub as_expected: bool,
     /// `passed`, `findings`, `not-judged` or `skipped`, with a `reason` for the latter two.
     #[serde(flatten)]
     pub result: ActiveResult,
@@ -73,6 +75,7 @@ pub fn active_out(r: &RevisionRun) -> Vec<ActiveOut> {
             }),
             expected: c.expected,
             got: c.got.as_deref().map(shown),
+            as_expected: c.as_expected,
             result: match &c.result {
                 ActiveResult::NotJudged(w) => ActiveResult::NotJudged(shown(w)),
                 ActiveResult::Skipped(w) => ActiveResult::Skipped(shown(w)),
@@ -112,6 +115,14 @@ fn render_check(out: &mut String, c: &ActiveCheck, style: Style) {
             "passed",
             format!(
                 "{} ({})",
+                c.got.as_deref().map_or_else(String::new, esc),
+                c.rule
+            ),
+        ),
+        ActiveResult::Findings if c.as_expected => (
+            "FINDING",
+            format!(
+                "{} as expected ({}), but the answer breaks other rules",
                 c.got.as_deref().map_or_else(String::new, esc),
                 c.rule
             ),

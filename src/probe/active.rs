@@ -10,10 +10,14 @@
 //! naming `2000-01-01` in the header and `_meta`), a header version contradicting `_meta`,
 //! `_meta` without `clientCapabilities`, `initialize` (a method the revision does not have),
 //! an `Mcp-Method` header naming another method, and an `Mcp-Name` header naming another tool
-//! than the body (sent only against a tool the probe may call: `readOnlyHint: true`, or, with
-//! `--allow-side-effects`, any tool not marked `destructiveHint: true`). Under
+//! than the body, and an `Mcp-Param-*` header contradicting its argument (both sent only
+//! against a tool the probe may call: `readOnlyHint: true`, or, with `--allow-side-effects`,
+//! `destructiveHint: false`); and, when a call got an `input_required` result during the run,
+//! its retry with the `requestState` altered and one whose `inputResponses` answer none of the
+//! `inputRequests`. Under
 //! **2025-11-25**, in the session: a `tools/list` whose `MCP-Protocol-Version` header names a
-//! version older than every MCP revision.
+//! version older than every MCP revision, one without the session id the server issued, and,
+//! once the server has answered the probe's DELETE, one in the session it ended.
 //!
 //! A check that cannot apply is reported as skipped, with why; an answer the spec leaves open
 //! (a dual-era server answering `initialize`, a transient 429 or 5xx) is reported as not
@@ -101,6 +105,9 @@ pub struct ActiveCheck {
     pub expected: Option<Expected>,
     /// What the server answered (`HTTP 400 with error -32022`), when it did.
     pub got: Option<String>,
+    /// Whether the answer had the status and code the rule names (findings may still come
+    /// of other rules, e.g. a malformed error object).
+    pub as_expected: bool,
     /// How it came out.
     pub result: ActiveResult,
     /// Findings (engine's and the probe's).
@@ -117,6 +124,7 @@ impl ActiveCheck {
             rule,
             expected: None,
             got: None,
+            as_expected: false,
             result: ActiveResult::Skipped(why.into()),
             findings: Vec::new(),
             exchange: None,
@@ -229,8 +237,9 @@ fn alter(state: &str) -> String {
     chars.into_iter().collect()
 }
 
-/// Whether a tool may be called by a check: read-only, or, with `--allow-side-effects`, not
-/// marked destructive.
+/// Whether a tool may be called by a check: read-only, or, with `--allow-side-effects`,
+/// marked `destructiveHint: false` (2026-07-28 server/tools, ToolAnnotations: destructiveHint
+/// defaults to true, so a tool that does not say otherwise may be destructive).
 fn callable(tool: &Value, allow_side_effects: bool) -> bool {
     if super::plan::is_read_only(tool) {
         return true;
@@ -238,9 +247,8 @@ fn callable(tool: &Value, allow_side_effects: bool) -> bool {
     let destructive = tool
         .get("annotations")
         .and_then(|a| a.get("destructiveHint"))
-        .and_then(Value::as_bool)
-        == Some(true);
-    allow_side_effects && !destructive
+        .and_then(Value::as_bool);
+    allow_side_effects && destructive == Some(false)
 }
 
 impl Runner<'_> {
@@ -369,7 +377,7 @@ impl Runner<'_> {
             sent: "initialize with 2026-07-28 headers and _meta".into(),
             body,
             headers: self.modern_headers("initialize", None),
-            lenient_2xx: dual.then(|| {
+            lenient_2xx: Some(if dual {
                 format!(
                     "the server also supports {} (supportedVersions {supported:?}); a dual-era server may answer initialize under legacy semantics",
                     supported
@@ -379,6 +387,8 @@ impl Runner<'_> {
                         .collect::<Vec<_>>()
                         .join(", ")
                 )
+            } else {
+                "the server implements initialize after all (basic/versioning lets a server that also serves legacy clients answer it under legacy semantics, whatever its supportedVersions say)".into()
             }),
             also: Vec::new(),
             strict: !dual,
@@ -796,6 +806,11 @@ impl Runner<'_> {
                 rule,
                 "the server issued no session id",
             )));
+            out.push(Err(ActiveCheck::skipped(
+                "ended-session",
+                "transport.http.404-ended-session",
+                "the server issued no session id",
+            )));
             return out;
         }
         let body = list(self);
@@ -900,6 +915,7 @@ impl Runner<'_> {
             rule: probe.rule,
             expected,
             got: None,
+            as_expected: false,
             result: ActiveResult::NotJudged(String::new()),
             findings: Vec::new(),
             exchange: None,
@@ -1057,7 +1073,8 @@ impl Runner<'_> {
         };
         if status_ok && code_ok {
             // Right answer; engine findings (a malformed error object) still count.
-        } else if (200..300).contains(&r.status) && probe.lenient_2xx.is_some() {
+            c.as_expected = true;
+        } else if (200..300).contains(&r.status) && code.is_none() && probe.lenient_2xx.is_some() {
             c.result = ActiveResult::NotJudged(format!(
                 "{got}: {}",
                 probe.lenient_2xx.unwrap_or_default()
@@ -1071,7 +1088,7 @@ impl Runner<'_> {
                 ));
             }
             return self.conclude(c);
-        } else if !c.findings.iter().any(|f| f.severity == Severity::Error) {
+        } else if !c.findings.iter().any(|f| f.rule == probe.rule) {
             let message = format!(
                 "{}: expected {expected}{}, got {got}",
                 probe.sent,
