@@ -451,11 +451,11 @@ impl Runner<'_> {
     fn no_callable_tool(&self, what: &str) -> String {
         if self.cfg.allow_side_effects {
             format!(
-                "no listed tool{what} that is not marked destructiveHint: true and whose arguments the probe can fill in"
+                "no listed tool{what} marked readOnlyHint: true or destructiveHint: false whose arguments the probe can fill in"
             )
         } else {
             format!(
-                "no listed tool{what} marked readOnlyHint: true whose arguments the probe can fill in (--allow-side-effects also allows tools not marked destructive)"
+                "no listed tool{what} marked readOnlyHint: true whose arguments the probe can fill in (--allow-side-effects also allows tools marked destructiveHint: false)"
             )
         }
     }
