@@ -137,6 +137,15 @@ impl ActiveCheck {
     }
 }
 
+/// A check not sent, and why.
+struct Skip(&'static str, &'static str, String);
+
+impl Skip {
+    fn new(check: &'static str, rule: &'static str, why: impl Into<String>) -> Skip {
+        Skip(check, rule, why.into())
+    }
+}
+
 /// One request of a check: the body, the header changes, what it is.
 struct Probe {
     check: &'static str,
@@ -264,7 +273,7 @@ impl Runner<'_> {
         for probe in probes {
             let c = match probe {
                 Ok(probe) => self.active_send(probe),
-                Err(skipped) => skipped,
+                Err(Skip(check, rule, why)) => ActiveCheck::skipped(check, rule, why),
             };
             self.run.active.push(c);
             if self.run.unreachable.is_some() {
@@ -277,7 +286,7 @@ impl Runner<'_> {
         self.headers(method, name)
     }
 
-    fn modern_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+    fn modern_probes(&mut self) -> Vec<Result<Probe, Skip>> {
         let mut out = Vec::new();
         let list = |r: &mut Self, meta: Value| json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/list", "params": {"_meta": meta}});
         let set = |h: &mut Vec<(String, String)>, name: &str, value: &str| {
@@ -465,7 +474,7 @@ impl Runner<'_> {
     /// basic/transports/streamable-http, Server Behavior for Custom Headers: "Servers MUST
     /// reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020
     /// (HeaderMismatch) if any validation fails."
-    fn param_header_probe(&mut self) -> Result<Probe, ActiveCheck> {
+    fn param_header_probe(&mut self) -> Result<Probe, Skip> {
         let check = "param-header";
         let rule = "transport.http.400-header-mismatch";
         let annotated = |t: &Value| -> Option<(String, String, Value)> {
@@ -477,7 +486,7 @@ impl Runner<'_> {
         };
         let Some((name, mut args, tool)) = self.callable_tool(|t| annotated(t).is_some()) else {
             let any = self.run.tools.iter().any(|t| annotated(t).is_some());
-            return Err(ActiveCheck::skipped(
+            return Err(Skip::new(
                 check,
                 rule,
                 if any {
@@ -501,7 +510,7 @@ impl Runner<'_> {
                 None => format!("{}", n.as_f64().unwrap_or(0.0) + 1.0),
             },
             _ => {
-                return Err(ActiveCheck::skipped(
+                return Err(Skip::new(
                     check,
                     rule,
                     format!(
@@ -549,7 +558,7 @@ impl Runner<'_> {
     /// state): one with the `requestState` altered, one whose `inputResponses` answer none of
     /// the `inputRequests`. Only for a tool the probe may call, since an accepted retry runs
     /// it.
-    fn mrtr_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+    fn mrtr_probes(&mut self) -> Vec<Result<Probe, Skip>> {
         let tampered = ("tampered-state", "mrtr.request-state-verified");
         let unmatched = (
             "unmatched-input-responses",
@@ -557,8 +566,8 @@ impl Runner<'_> {
         );
         let skip_both = |why: String| {
             vec![
-                Err(ActiveCheck::skipped(tampered.0, tampered.1, why.clone())),
-                Err(ActiveCheck::skipped(unmatched.0, unmatched.1, why)),
+                Err(Skip::new(tampered.0, tampered.1, why.clone())),
+                Err(Skip::new(unmatched.0, unmatched.1, why)),
             ]
         };
         let allow = self.cfg.allow_side_effects;
@@ -644,7 +653,7 @@ impl Runner<'_> {
                     }
                 }
                 if missing {
-                    out.push(Err(ActiveCheck::skipped(
+                    out.push(Err(Skip::new(
                         tampered.0,
                         tampered.1,
                         "--answers does not answer every input request, so a retry would differ in more than the state",
@@ -671,7 +680,7 @@ impl Runner<'_> {
                     }));
                 }
             }
-            _ => out.push(Err(ActiveCheck::skipped(
+            _ => out.push(Err(Skip::new(
                 tampered.0,
                 tampered.1,
                 "the input_required result carries no requestState",
@@ -711,7 +720,7 @@ impl Runner<'_> {
                     kind: Kind::AskAgain,
                 }));
             }
-            _ => out.push(Err(ActiveCheck::skipped(
+            _ => out.push(Err(Skip::new(
                 unmatched.0,
                 unmatched.1,
                 "the input_required result carries no inputRequests",
@@ -720,11 +729,11 @@ impl Runner<'_> {
         out
     }
 
-    fn name_header_probe(&mut self) -> Result<Probe, ActiveCheck> {
+    fn name_header_probe(&mut self) -> Result<Probe, Skip> {
         let check = "name-header";
         let rule = "transport.http.header-mismatch-rejected";
         let Some((name, args, tool)) = self.callable_tool(|_| true) else {
-            return Err(ActiveCheck::skipped(check, rule, self.no_callable_tool("")));
+            return Err(Skip::new(check, rule, self.no_callable_tool("")));
         };
         let names: Vec<&str> = self
             .run
@@ -760,16 +769,12 @@ impl Runner<'_> {
         })
     }
 
-    fn legacy_probes(&mut self) -> Vec<Result<Probe, ActiveCheck>> {
+    fn legacy_probes(&mut self) -> Vec<Result<Probe, Skip>> {
         let mut out = Vec::new();
         let check = "unsupported-version";
         let rule = "transport.http.400-unsupported-version-header";
         if self.negotiated.is_none() {
-            out.push(Err(ActiveCheck::skipped(
-                check,
-                rule,
-                "no session was set up",
-            )));
+            out.push(Err(Skip::new(check, rule, "no session was set up")));
             return out;
         }
         let list = |r: &mut Self| json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/list"});
@@ -801,12 +806,12 @@ impl Runner<'_> {
         let check = "missing-session";
         let rule = "transport.http.400-missing-session";
         if self.session.is_none() {
-            out.push(Err(ActiveCheck::skipped(
+            out.push(Err(Skip::new(
                 check,
                 rule,
                 "the server issued no session id",
             )));
-            out.push(Err(ActiveCheck::skipped(
+            out.push(Err(Skip::new(
                 "ended-session",
                 "transport.http.404-ended-session",
                 "the server issued no session id",

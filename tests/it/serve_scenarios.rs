@@ -772,7 +772,15 @@ fn lenient() {
     // (variant, request, status under baseline, code under baseline, status when lenient,
     // code when lenient)
     type Req = (Vec<(&'static str, String)>, Value);
-    let modern: Vec<(&str, Box<dyn Fn() -> Req>, u16, i64, u16, Option<i64>)> = vec![
+    type Case = (
+        &'static str,
+        Box<dyn Fn() -> Req>,
+        u16,
+        i64,
+        u16,
+        Option<i64>,
+    );
+    let modern: Vec<Case> = vec![
         (
             "version",
             Box::new(move || {
