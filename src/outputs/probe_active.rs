@@ -107,6 +107,15 @@ pub fn render_active(out: &mut String, r: &RevisionRun, style: Style) {
     for c in &r.active {
         render_check(out, c, style);
     }
+    let count = |f: fn(&ActiveResult) -> bool| r.active.iter().filter(|c| f(&c.result)).count();
+    let _ = writeln!(
+        out,
+        "   {} passed, {} with findings, {} not judged, {} skipped",
+        count(|x| matches!(x, ActiveResult::Passed)),
+        count(|x| matches!(x, ActiveResult::Findings)),
+        count(|x| matches!(x, ActiveResult::NotJudged(_))),
+        count(|x| matches!(x, ActiveResult::Skipped(_))),
+    );
 }
 
 fn render_check(out: &mut String, c: &ActiveCheck, style: Style) {

@@ -14,8 +14,7 @@
 //! against a tool the probe may call: `readOnlyHint: true`, or, with `--allow-side-effects`,
 //! `destructiveHint: false`); and, when a call got an `input_required` result during the run,
 //! its retry with the `requestState` altered and one whose `inputResponses` answer none of the
-//! `inputRequests`. Under
-//! **2025-11-25**, in the session: a `tools/list` whose `MCP-Protocol-Version` header names a
+//! `inputRequests`. Under **2025-11-25**, in the session: a `tools/list` whose `MCP-Protocol-Version` header names a
 //! version older than every MCP revision, one without the session id the server issued, and,
 //! once the server has answered the probe's DELETE, one in the session it ended.
 //!
@@ -282,10 +281,6 @@ impl Runner<'_> {
         }
     }
 
-    fn modern_headers(&self, method: &str, name: Option<&str>) -> Vec<(String, String)> {
-        self.headers(method, name)
-    }
-
     fn modern_probes(&mut self) -> Vec<Result<Probe, Skip>> {
         let mut out = Vec::new();
         let list = |r: &mut Self, meta: Value| json!({"jsonrpc": "2.0", "id": r.id(), "method": "tools/list", "params": {"_meta": meta}});
@@ -304,7 +299,7 @@ impl Runner<'_> {
         let mut m = self.meta();
         m[meta::PROTOCOL_VERSION] = json!(BOGUS_VERSION);
         let body = list(self, m);
-        let mut h = self.modern_headers("tools/list", None);
+        let mut h = self.headers("tools/list", None);
         set(&mut h, header::PROTOCOL_VERSION, BOGUS_VERSION);
         out.push(Ok(Probe {
             check: "unsupported-version",
@@ -327,7 +322,7 @@ impl Runner<'_> {
         let supported = self.supported_versions();
         let legacy = Protocol::V2025_11_25.as_str();
         let body = list(self, self.meta());
-        let mut h = self.modern_headers("tools/list", None);
+        let mut h = self.headers("tools/list", None);
         set(&mut h, header::PROTOCOL_VERSION, legacy);
         let also = if supported.iter().any(|v| v == legacy) {
             Vec::new()
@@ -362,7 +357,7 @@ impl Runner<'_> {
             rule: "transport.http.400-missing-meta",
             sent: format!("tools/list whose _meta lacks {}", meta::CLIENT_CAPABILITIES),
             body,
-            headers: self.modern_headers("tools/list", None),
+            headers: self.headers("tools/list", None),
             lenient_2xx: None,
             also: Vec::new(),
             strict: true,
@@ -385,7 +380,7 @@ impl Runner<'_> {
             rule: "transport.http.404-method-not-found",
             sent: "initialize with 2026-07-28 headers and _meta".into(),
             body,
-            headers: self.modern_headers("initialize", None),
+            headers: self.headers("initialize", None),
             lenient_2xx: Some(if dual {
                 format!(
                     "the server also supports {} (supportedVersions {supported:?}); a dual-era server may answer initialize under legacy semantics",
@@ -409,7 +404,7 @@ impl Runner<'_> {
         // the corresponding values in the request body." The body is a tools/list, which a
         // server that wrongly accepts runs without side effects.
         let body = list(self, self.meta());
-        let mut h = self.modern_headers("tools/list", None);
+        let mut h = self.headers("tools/list", None);
         set(&mut h, header::METHOD, "prompts/list");
         out.push(Ok(Probe {
             check: "method-header",
@@ -522,7 +517,7 @@ impl Runner<'_> {
             }
         };
         let header_name = format!("{}{suffix}", header::PARAM_PREFIX);
-        let mut h = self.modern_headers("tools/call", Some(&name));
+        let mut h = self.headers("tools/call", Some(&name));
         h.extend(
             super::headers::param_headers(tool.get("inputSchema"), Some(&args))
                 .into_iter()
@@ -621,7 +616,7 @@ impl Runner<'_> {
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name.as_str()))
             .cloned();
         let headers = |r: &Self| {
-            let mut h = r.modern_headers("tools/call", Some(&name));
+            let mut h = r.headers("tools/call", Some(&name));
             h.extend(super::headers::param_headers(
                 tool_def.as_ref().and_then(|t| t.get("inputSchema")),
                 arguments.as_ref(),
@@ -747,7 +742,7 @@ impl Runner<'_> {
         }
         let body = json!({"jsonrpc": "2.0", "id": self.id(), "method": "tools/call",
                           "params": {"name": name, "arguments": args, "_meta": self.meta()}});
-        let mut h = self.modern_headers("tools/call", Some(&other));
+        let mut h = self.headers("tools/call", Some(&other));
         h.extend(super::headers::param_headers(
             tool.get("inputSchema"),
             Some(&args),
