@@ -86,6 +86,12 @@ pub enum Lenient {
     /// 2026-07-28: ignores the Mcp-Param-* headers (and offers the conformance tool set,
     /// whose `test_header_param` declares one).
     ParamHeader,
+    /// 2026-07-28: takes a retry whose requestState was altered (as a server whose state
+    /// decides nothing may).
+    RequestState,
+    /// 2026-07-28: answers a retry whose inputResponses lack the requested input with a
+    /// JSON-RPC error instead of asking again.
+    InputResponses,
     /// 2025-11-25: serves a request whose MCP-Protocol-Version names no revision.
     LegacyVersion,
     /// 2025-11-25: answers a request without the session id with 404 instead of 400.
@@ -96,7 +102,7 @@ pub enum Lenient {
 
 impl Lenient {
     /// Every variant with its parameter name, in `--list` order.
-    pub const ALL: [(Lenient, &'static str); 10] = [
+    pub const ALL: [(Lenient, &'static str); 12] = [
         (Lenient::Version, "version"),
         (Lenient::VersionHeader, "version_header"),
         (Lenient::MissingMeta, "missing_meta"),
@@ -104,6 +110,8 @@ impl Lenient {
         (Lenient::MethodHeader, "method_header"),
         (Lenient::NameHeader, "name_header"),
         (Lenient::ParamHeader, "param_header"),
+        (Lenient::RequestState, "request_state"),
+        (Lenient::InputResponses, "input_responses"),
         (Lenient::LegacyVersion, "legacy_version"),
         (Lenient::Session, "session"),
         (Lenient::EndedSession, "ended_session"),

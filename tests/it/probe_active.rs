@@ -188,7 +188,14 @@ fn summary(report: &ProbeReport) -> String {
 /// a warning and exits 0.
 #[test]
 fn each_planted_deviation_is_reported_by_its_check_alone() {
-    let cases: [(Lenient, Protocol, &str, &str, Severity); 10] = [
+    let cases: [(Lenient, Protocol, &str, &str, Severity); 11] = [
+        (
+            Lenient::InputResponses,
+            Protocol::V2026_07_28,
+            "unmatched-input-responses",
+            "mrtr.missing-input-asked-again",
+            Severity::Warning,
+        ),
         (
             Lenient::Version,
             Protocol::V2026_07_28,
@@ -260,7 +267,8 @@ fn each_planted_deviation_is_reported_by_its_check_alone() {
             Severity::Error,
         ),
     ];
-    assert_eq!(cases.len(), Lenient::ALL.len());
+    // lenient:request_state is the one deviation that draws no finding (below).
+    assert_eq!(cases.len() + 1, Lenient::ALL.len());
     for (lenient, p, check, rule, severity) in cases {
         let scenario = format!("lenient:{}", lenient.name());
         let report = probe(&scenario);
@@ -298,6 +306,34 @@ fn each_planted_deviation_is_reported_by_its_check_alone() {
         let want = if severity == Severity::Error { 1 } else { 0 };
         assert_eq!(report.exit_code(), want, "{tag}");
     }
+}
+
+/// A server that takes an altered requestState is not judged: integrity protection is
+/// required only where the state matters, which cannot be seen from outside.
+#[test]
+fn an_altered_request_state_taken_is_not_judged() {
+    let report = probe("lenient:request_state");
+    let run = report.run(Protocol::V2026_07_28).unwrap();
+    let c = run
+        .active
+        .iter()
+        .find(|c| c.check == "tampered-state")
+        .unwrap();
+    assert!(
+        matches!(&c.result, ActiveResult::NotJudged(w) if w.contains("integrity")),
+        "{c:?}"
+    );
+    assert!(c.findings.is_empty());
+    assert_eq!(report.exit_code(), 0, "{}", summary(&report));
+    // Against baseline the same retry is rejected: passed.
+    let report = probe("baseline");
+    let run = report.run(Protocol::V2026_07_28).unwrap();
+    let c = run
+        .active
+        .iter()
+        .find(|c| c.check == "tampered-state")
+        .unwrap();
+    assert_eq!(c.result, ActiveResult::Passed);
 }
 
 /// The active exchanges are recorded after the calls, re-judge offline to the engine's

@@ -914,6 +914,70 @@ fn lenient() {
         h.shutdown();
     }
 
+    // request_state and input_responses: the retries of confirm_action's input_required.
+    let confirm = |id: i64, extra: Value| {
+        let mut params = json!({"name": "confirm_action", "arguments": {"action": "ship"},
+            "_meta": modern_meta(json!({"elicitation": {}}))});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let accept = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    for scenario in [
+        "baseline",
+        "lenient:request_state",
+        "lenient:input_responses",
+    ] {
+        let h = start(scenario);
+        let hd = modern_headers("tools/call", Some("confirm_action"));
+        let first = post(h.addr(), &hd, &confirm(1, json!({}))).json();
+        assert_eq!(
+            first["result"]["resultType"], "input_required",
+            "{scenario}"
+        );
+        let state = first["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut altered: Vec<char> = state.chars().collect();
+        let i = altered.len() / 2;
+        altered[i] = if altered[i] == 'A' { 'B' } else { 'A' };
+        let altered: String = altered.into_iter().collect();
+        let r = post(
+            h.addr(),
+            &hd,
+            &confirm(
+                2,
+                json!({"requestState": altered, "inputResponses": accept}),
+            ),
+        )
+        .json();
+        if scenario == "lenient:request_state" {
+            assert_eq!(r["result"]["resultType"], "complete", "{scenario}: {r}");
+        } else {
+            assert_eq!(r["error"]["code"], -32602, "{scenario}: {r}");
+        }
+        let r = post(
+            h.addr(),
+            &hd,
+            &confirm(
+                3,
+                json!({"requestState": state, "inputResponses": {"other": {"action": "cancel"}}}),
+            ),
+        )
+        .json();
+        if scenario == "lenient:input_responses" {
+            assert_eq!(r["error"]["code"], -32602, "{scenario}: {r}");
+        } else {
+            assert_eq!(
+                r["result"]["resultType"], "input_required",
+                "{scenario}: {r}"
+            );
+        }
+        h.shutdown();
+    }
+
     // 2025-11-25: a version no revision has, a missing session id, an ended session.
     for (scenario, version, missing, ended) in [
         ("baseline", 400, 400, 404),
