@@ -107,6 +107,38 @@ pub fn render_active(out: &mut String, r: &RevisionRun, style: Style) {
     for c in &r.active {
         render_check(out, c, style);
     }
+    // The error paths the auto calls already provoke (an unknown tool, invalid arguments) are
+    // judged calls above; listed here once more, by verdict, so that the block is complete.
+    for x in r
+        .exchanges
+        .iter()
+        .filter(|x| x.round == 1 && !matches!(x.call.kind, crate::probe::CallKind::Named))
+    {
+        let v = x.verdict();
+        let code = v
+            .facts
+            .error
+            .as_ref()
+            .and_then(|e| e.code)
+            .map_or_else(String::new, |c| format!(" {c}"));
+        let errors = v
+            .findings
+            .iter()
+            .filter(|f| f.severity == crate::vocab::Severity::Error)
+            .count();
+        let _ = writeln!(
+            out,
+            "   {:<26} {}: {}{code}, {} (the call above)",
+            esc(&x.label),
+            style.bold("call"),
+            v.outcome,
+            if errors == 0 {
+                "no error finding".to_string()
+            } else {
+                format!("{errors} error finding(s)")
+            }
+        );
+    }
     let count = |f: fn(&ActiveResult) -> bool| r.active.iter().filter(|c| f(&c.result)).count();
     let _ = writeln!(
         out,
