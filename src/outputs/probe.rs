@@ -499,7 +499,8 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
     let unsent: usize = report.runs.iter().map(|r| r.failures.len()).sum();
     let _ = writeln!(
         out,
-        "{n} exchange(s) judged, {errors} with error findings, {unanswered} without a complete response, {unsent} call(s) without any response; exit {}",
+        "{n} exchange(s) judged, {errors} with error findings, {unanswered} without a complete response, {unsent} call(s) without any response{}; exit {}",
+        super::probe_active::summary(report),
         report.exit_code()
     );
     out

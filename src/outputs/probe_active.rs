@@ -209,3 +209,17 @@ pub fn active_exchanges(
         ))
     })
 }
+
+/// The active checks' part of the report's last line: `, N active check(s) with error
+/// findings` (empty without `--active`).
+pub fn summary(report: &crate::probe::ProbeReport) -> String {
+    let checks: Vec<&ActiveCheck> = report.runs.iter().flat_map(|r| &r.active).collect();
+    if checks.is_empty() {
+        return String::new();
+    }
+    let errors = checks.iter().filter(|c| c.has_error_finding()).count();
+    format!(
+        ", {errors} of {} active check(s) with error findings",
+        checks.len()
+    )
+}
