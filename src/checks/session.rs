@@ -8,6 +8,15 @@ use crate::wire::analysis::MessageKind;
 crate::check_api::declare_checks! {
     "server_request_negotiated" => server_request_negotiated, ["methods"], ["methods"], STREAM,
         "a server request on the response stream needs a client capability the client did not declare in `initialize` (as recorded in the exchange's `initialize`)";
+    "active_only" => active_only, ["code", "status"], [], NONE,
+        "never on one exchange: what the rule asks depends on what the client did before (e.g. ended the session); `probe --active`, which knows, judges it";
+}
+
+/// Rules about a server's answer to a request whose meaning depends on the client's earlier
+/// requests (a session it ended, a session id it left out on purpose) cannot be judged from
+/// the exchange alone; `probe --active` judges them against its own record.
+fn active_only(_: &Cx<'_>, _: &Params) -> Eval {
+    Eval::NotApplicable
 }
 
 fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {

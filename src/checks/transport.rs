@@ -28,6 +28,8 @@ crate::check_api::declare_checks! {
         "a 2xx answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body; an error response with one of `codes` is left to the status pairings";
     "version_header_required" => version_header_required, ["code", "status", "codes"], ["code", "status"], REQUEST,
         "a 2xx answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header; an error response with one of `codes` is left to the status pairings";
+    "bad_version_header_rejected" => bad_version_header_rejected, ["status"], ["status"], REQUEST,
+        "a 2xx answered a request whose MCP-Protocol-Version header names no MCP revision (not a YYYY-MM-DD date, or one before 2024-11-05)";
     "origin_rejected" => origin_rejected, ["status"], ["status"], NONE,
         "a 2xx answered a request whose Origin header is not the origin of `request.url` (`status` is the rejection)";
     "session_id_sent" => session_id_sent, [], [], NONE,
@@ -248,6 +250,53 @@ fn version_header_required(cx: &Cx<'_>, p: &Params) -> Eval {
         format!(
             "the request has no {} header, yet the server answered HTTP {}; unless it serves clients of revisions that predate the header (and read the request as one of theirs), it must reject it with HTTP {status} and error {code}",
             header::PROTOCOL_VERSION,
+            cx.an.status()
+        ),
+    )
+}
+
+/// The first MCP revision; a version before it (or not shaped like one) is supported by no
+/// server.
+const FIRST_REVISION: &str = "2024-11-05";
+
+/// Whether a protocol version header value names no MCP revision at all.
+fn no_revision(v: &str) -> bool {
+    let b = v.as_bytes();
+    let shaped = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                *c == b'-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    !shaped || v < FIRST_REVISION
+}
+
+fn bad_version_header_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(status) = p.status else {
+        return Eval::NotApplicable;
+    };
+    let req = &cx.an.req;
+    let Some(v) = req.header_version else {
+        return Eval::NotApplicable;
+    };
+    if req.body.is_none() || req.is_notification || req.method.is_none() || !no_revision(v) {
+        return Eval::NotApplicable;
+    }
+    if cx.an.status() == status {
+        return Eval::Pass;
+    }
+    // Only a served request is judged: another rejection may have had another cause.
+    if !cx.an.is_2xx() {
+        return Eval::NotApplicable;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request's {} header `{}` names no MCP revision, yet the server answered HTTP {}; it must answer HTTP {status}",
+            header::PROTOCOL_VERSION,
+            excerpt(v.as_bytes(), 40),
             cx.an.status()
         ),
     )

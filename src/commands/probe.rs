@@ -40,6 +40,15 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub allow_side_effects: bool,
 
+    /// Also send requests that exercise the server's error paths (an unsupported protocol
+    /// version, headers that contradict the body, missing _meta, a removed method, a missing
+    /// or ended session, an altered requestState), judge each answer against the rule that
+    /// says how the server must reject it, and report each check as passed, with findings, not
+    /// judged or skipped. Tool calls among them target read-only tools only
+    /// (--allow-side-effects: also tools marked destructiveHint: false).
+    #[arg(long)]
+    pub active: bool,
+
     /// JSON object answering server input requests: input-request key or method (e.g.
     /// `elicitation/create`) to the response object (e.g. an ElicitResult). Also decides
     /// the client capabilities declared.
@@ -83,8 +92,9 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "N", default_value_t = probe::DEFAULT_MAX_EVENTS, value_parser = parse_count)]
     pub max_events: usize,
 
-    /// Write each tools/call exchange, then each discovery exchange of the setup
-    /// (initialize, server/discover, tools/list: setup-*.json), as an exchange file into DIR
+    /// Write each tools/call exchange, each --active check's, then each discovery exchange of
+    /// the setup (initialize, server/discover, tools/list: setup-*.json), as an exchange file
+    /// into DIR
     /// (re-judge with classify).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
@@ -109,6 +119,18 @@ fn probe_help() -> String {
         "Besides the tools named with --tool, the probe calls an unknown tool name and, for each \
 tool marked readOnlyHint: true, sends arguments that break its inputSchema (--no-auto-calls: \
 don't). It never replays a call on its own.
+
+With --active it also provokes the server's error paths, one request per check, each with one \
+thing wrong: under 2026-07-28 an unsupported protocol version, a header version contradicting \
+_meta, _meta without clientCapabilities, initialize, Mcp-Method, Mcp-Name and Mcp-Param-* \
+headers contradicting the body, and, for a call that got input_required, its retry with the \
+requestState altered or with inputResponses answering none of the inputRequests; under \
+2025-11-25 an MCP-Protocol-Version no revision has, a request without the session id, and one \
+in the session the server ended when it answered the DELETE. Each answer is recorded, judged \
+and compared with the status and code its rule names; each check is reported as passed (with \
+the rule), with findings, not judged (an answer the spec leaves open) or skipped (with why). \
+Checks that would run a tool if the server wrongly accepted them use read-only tools only \
+(--allow-side-effects: also destructiveHint: false).
 
 As a client: under 2025-11-25 it opens the standalone GET stream after initialize (a 405 \
 answer is fine) and answers server requests there and on response streams (ping; others from \
@@ -137,7 +159,7 @@ Examples:
             (exit::OK, "every judged verdict is free of error findings"),
             (
                 exit::FINDINGS,
-                "an error finding, a call without a complete response (cut, closed, stalled, \
+                "an error finding (of a call or an --active check), a call without a complete response (cut, closed, stalled, \
 timed out, redirected, or not sent by the deadline), a failed setup, or nothing probed",
             ),
             (
@@ -306,6 +328,7 @@ impl ProbeArgs {
         config.calls = self.calls.calls.clone();
         config.auto_calls = !self.no_auto_calls;
         config.allow_side_effects = self.allow_side_effects;
+        config.active = self.active;
         config.answers = answers;
         config.max_rounds = self.max_rounds;
         config.headers = self.headers.clone();

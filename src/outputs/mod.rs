@@ -9,6 +9,8 @@ pub mod har;
 pub mod jsonl;
 #[cfg(feature = "probe")]
 pub mod probe;
+#[cfg(feature = "probe")]
+pub mod probe_active;
 pub mod rules;
 pub mod safe;
 mod style;

@@ -62,6 +62,9 @@ pub struct RunOut {
     /// Listed tools the probe rejected and did not call (invalid `x-mcp-header`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rejected_tools: Vec<RejectedOut>,
+    /// The active checks (`--active`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<super::probe_active::ActiveOut>,
 }
 
 /// A judged discovery exchange in output form.
@@ -169,7 +172,8 @@ impl ProbeReport {
 
     /// Writes each judged exchange as an exchange file into `dir` (created if needed) and
     /// returns the paths written: the tool calls (`001-<revision>-<label>.json`, ...) first,
-    /// then each run's discovery exchanges (`setup-<revision>-01-<method>.json`, ...).
+    /// then the `--active` checks' (numbered on), then each run's discovery exchanges
+    /// (`setup-<revision>-01-<method>.json`, ...).
     /// `classify` re-judges them to the same verdicts.
     pub fn write_records(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
@@ -186,6 +190,19 @@ impl ProbeReport {
             std::fs::write(&path, text + "\n")?;
             paths.push(path);
         }
+        let mut i = paths.len();
+        for r in &self.runs {
+            for (stem, ex, what) in super::probe_active::active_exchanges(r) {
+                i += 1;
+                let path = dir.join(format!("{i:03}-{}.json", file_safe(&stem)));
+                let description =
+                    format!("Recorded by mcp-verdict probe from {}: {what}", self.url);
+                let file = exchange_file_of(ex, r.protocol, description);
+                let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
+                std::fs::write(&path, text + "\n")?;
+                paths.push(path);
+            }
+        }
         for r in &self.runs {
             for (i, x) in r.discovery.iter().enumerate() {
                 let stem = format!("setup-{}-{:02}-{}", r.protocol, i + 1, file_safe(&x.label));
@@ -194,7 +211,7 @@ impl ProbeReport {
                     "Recorded by mcp-verdict probe from {}: {}, a discovery request of the setup",
                     self.url, x.label
                 );
-                let file = file_of(&x.exchange, r.protocol, description);
+                let file = exchange_file_of(&x.exchange, r.protocol, description);
                 let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
                 std::fs::write(&path, text + "\n")?;
                 paths.push(path);
@@ -299,6 +316,7 @@ fn run_out(r: &RevisionRun) -> RunOut {
                 reason: shown(why),
             })
             .collect(),
+        active: super::probe_active::active_out(r),
     }
 }
 
@@ -347,11 +365,15 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
         "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
         x.call.name, x.round
     );
-    file_of(&x.exchange, x.verdict().protocol, description)
+    exchange_file_of(&x.exchange, x.verdict().protocol, description)
 }
 
-/// An exchange as an exchange file under one revision, secrets redacted.
-fn file_of(ex: &crate::wire::exchange::Exchange, p: Protocol, description: String) -> ExchangeFile {
+/// The exchange file for an exchange judged under `protocol`: `protocol` set, no `expect`.
+fn exchange_file_of(
+    ex: &crate::wire::exchange::Exchange,
+    protocol: Protocol,
+    description: String,
+) -> ExchangeFile {
     let (body, body_base64) = match std::str::from_utf8(&ex.body) {
         Ok(_) if ex.body.is_empty() => (None, None),
         // Redacted text stays JSON (or SSE) where it was: only string contents are replaced.
@@ -365,7 +387,7 @@ fn file_of(ex: &crate::wire::exchange::Exchange, p: Protocol, description: Strin
         schema: None,
         name: ex.name.clone(),
         description: Some(description),
-        protocol: Some(ProtocolField::One(p)),
+        protocol: Some(ProtocolField::One(protocol)),
         request: crate::wire::exchange::RecordedRequest {
             body: ex.request.body.as_ref().map(redact::value),
             ..ex.request.clone()
@@ -513,6 +535,7 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         for m in &r.stream_messages {
             let _ = writeln!(out, "   {}", esc(m));
         }
+        super::probe_active::render_active(&mut out, r, style);
     }
     let _ = writeln!(out);
     let setup_errors = report
@@ -533,7 +556,8 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
     let unsent: usize = report.runs.iter().map(|r| r.failures.len()).sum();
     let _ = writeln!(
         out,
-        "{n} exchange(s) judged, {errors} with error findings, {unanswered} without a complete response, {unsent} call(s) without any response; exit {}",
+        "{n} exchange(s) judged, {errors} with error findings, {unanswered} without a complete response, {unsent} call(s) without any response{}; exit {}",
+        super::probe_active::summary(report),
         report.exit_code()
     );
     out

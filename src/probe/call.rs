@@ -274,7 +274,7 @@ impl Runner<'_> {
 /// Replaces the values of secret headers, request and response, by `[REDACTED]` under the
 /// policy in force ([`redact`]: `Authorization`, cookies, `*-Api-Key`, `*token*`, session ids
 /// and every header given with `--header`).
-fn redact_headers(ex: &mut Exchange) {
+pub(super) fn redact_headers(ex: &mut Exchange) {
     let policy = redact::current();
     if !policy.is_enabled() {
         return;

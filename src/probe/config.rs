@@ -27,6 +27,9 @@ pub struct ProbeConfig {
     pub auto_calls: bool,
     /// Let the invalid-arguments calls target tools not marked `readOnlyHint: true`.
     pub allow_side_effects: bool,
+    /// Also send the requests that exercise the server's error paths (`--active`, see
+    /// `probe::active`).
+    pub active: bool,
     /// Answers to server input requests: input-request key or method → response object.
     pub answers: Map<String, Value>,
     /// Most `tools/call` requests sent for one call (the first and its follow-ups).
@@ -49,6 +52,7 @@ impl ProbeConfig {
             calls: Vec::new(),
             auto_calls: true,
             allow_side_effects: false,
+            active: false,
             answers: Map::new(),
             max_rounds: 3,
             headers: Vec::new(),

@@ -49,6 +49,10 @@
 //! are replaced by `[REDACTED]` before they reach an exchange, a record, a log line or the
 //! output.
 //!
+//! With [`ProbeConfig::active`] (`--active`) each run also sends the requests of [`active`]:
+//! one per error path, each judged and compared with what its rule says the server must
+//! answer ([`ActiveCheck`], in [`RevisionRun::active`]).
+//!
 //! This module holds the entry point, [`run`], which sets up each revision's run (`session`),
 //! makes the planned calls (`plan`, `call`) over the transport (`http`) and gathers a
 //! [`ProbeReport`] (`report`), rendered by `crate::outputs::probe`.
@@ -67,6 +71,7 @@
 //! std::process::exit(report.exit_code().into());
 //! ```
 
+pub mod active;
 mod answers;
 mod call;
 mod config;
@@ -79,6 +84,7 @@ mod runner;
 mod session;
 mod steps;
 
+pub use active::{ActiveCheck, ActiveFinding, ActiveResult, Expected};
 pub use config::{CallSpec, ProbeConfig};
 pub use http::{
     DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, Limits, ReadStop, Timeouts,

@@ -158,9 +158,29 @@ fn schema_violation(schema: Option<&Value>) -> Option<(Value, String)> {
     None
 }
 
+/// Arguments that satisfy `schema` as far as the probe can tell: every required property
+/// filled with a plausible value; `None` when one cannot be made up (or the schema is not an
+/// object schema the probe reads).
+pub(super) fn valid_arguments(schema: Option<&Value>) -> Option<Value> {
+    let schema = match schema {
+        None => return Some(json!({})),
+        Some(s) => s.as_object()?,
+    };
+    let props = schema.get("properties").and_then(Value::as_object);
+    let mut args = Map::new();
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for r in required {
+            let r = r.as_str()?;
+            let value = props.and_then(|p| p.get(r)).and_then(sample_value)?;
+            args.insert(r.to_string(), value);
+        }
+    }
+    Some(Value::Object(args))
+}
+
 /// A value that satisfies a simple property schema, for filling in the properties the
 /// probe does not mean to break.
-fn sample_value(prop: &Value) -> Option<Value> {
+pub(super) fn sample_value(prop: &Value) -> Option<Value> {
     if let Some(v) = prop.get("default") {
         return Some(v.clone());
     }

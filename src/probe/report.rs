@@ -185,6 +185,8 @@ pub struct RevisionRun {
     /// Listed tools the probe rejected and does not call (2026-07-28: invalid `x-mcp-header`
     /// annotations): (name, why).
     pub rejected_tools: Vec<(String, String)>,
+    /// The active checks (`--active`), in order.
+    pub active: Vec<super::ActiveCheck>,
 }
 
 impl RevisionRun {
@@ -238,6 +240,7 @@ impl ProbeReport {
                 || r.exchanges
                     .iter()
                     .any(|x| x.has_error_finding() || x.unanswered.is_some())
+                || r.active.iter().any(super::ActiveCheck::has_error_finding)
         });
         if probed && !bad {
             exit::OK
@@ -264,6 +267,7 @@ mod tests {
             unreachable: None,
             stream_messages: Vec::new(),
             rejected_tools: Vec::new(),
+            active: Vec::new(),
         }
     }
 

@@ -90,6 +90,7 @@ impl<'a> Runner<'a> {
                 unreachable: None,
                 stream_messages: Vec::new(),
                 rejected_tools: Vec::new(),
+                active: Vec::new(),
             },
         }
     }

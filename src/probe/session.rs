@@ -153,6 +153,7 @@ impl Runner<'_> {
             return;
         }
         self.calls();
+        self.active_checks();
     }
 
     fn modern_setup(&mut self) -> SetupResult<()> {
@@ -279,10 +280,12 @@ impl Runner<'_> {
             self.stop(s);
         } else {
             self.calls();
+            self.active_checks();
         }
         self.close_listener();
         if self.session.is_some() && self.run.unreachable.is_none() {
             self.delete_session();
+            self.active_after_delete();
         }
     }
 

@@ -53,6 +53,7 @@ pub(crate) fn replaces_response(scenario: &Scenario) -> bool {
             | Scenario::HttpStatusSequence(_)
             | Scenario::RateLimited { .. }
             | Scenario::InputRequired
+            | Scenario::Lenient(_)
     )
 }
 
@@ -213,6 +214,7 @@ pub(crate) fn inject(
         | Scenario::BaselineConformance
         | Scenario::HttpStatusSequence(_)
         | Scenario::RateLimited { .. }
-        | Scenario::InputRequired => deliver(shared, rev, 200, final_msg, Vec::new()),
+        | Scenario::InputRequired
+        | Scenario::Lenient(_) => deliver(shared, rev, 200, final_msg, Vec::new()),
     }
 }

@@ -94,6 +94,12 @@ fn tool(name: &'static str, revs: Revs, description: &str, schema: Value) -> Fix
     }
 }
 
+/// Marks a fixture tool `readOnlyHint: true` (it only reads and answers).
+fn read_only(mut t: FixtureTool) -> FixtureTool {
+    t.definition["annotations"] = json!({"readOnlyHint": true});
+    t
+}
+
 impl Fixtures {
     pub fn new() -> Self {
         use Revs::{Both, Modern};
@@ -195,7 +201,7 @@ impl Fixtures {
                  $ref, allOf/anyOf, if/then/else) and echoes it.",
                 json_schema_2020_12(),
             ),
-            tool(
+            read_only(tool(
                 "test_header_param",
                 Modern,
                 "Echoes `region`, which clients mirror into the Mcp-Param-Region header \
@@ -208,7 +214,7 @@ impl Fixtures {
                     "required": ["region"],
                     "additionalProperties": false
                 }),
-            ),
+            )),
             tool(
                 "test_missing_capability",
                 Modern,

@@ -121,7 +121,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-pub use scenario::{Scenario, ScenarioParseError};
+pub use scenario::{Lenient, Scenario, ScenarioParseError};
 pub use scenario_table::{SCENARIOS, ScenarioInfo, render_list};
 
 use crate::views::diag::DiagRecord;
@@ -357,8 +357,11 @@ pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
         None => None,
     };
     let sessions = Sessions::new(config.session_ttl, config.max_sessions);
-    let fixtures =
-        matches!(config.scenario, Scenario::BaselineConformance).then(fixtures::Fixtures::new);
+    let fixtures = matches!(
+        config.scenario,
+        Scenario::BaselineConformance | Scenario::Lenient(Lenient::ParamHeader)
+    )
+    .then(fixtures::Fixtures::new);
     let shared = Arc::new(Shared {
         config,
         shutdown: AtomicBool::new(false),

@@ -62,6 +62,68 @@ pub enum Scenario {
     },
     /// A server-to-client request on the tools/call stream.
     ServerRequestOnStream,
+    /// One error path handled wrongly (what `probe --active` provokes); everything else as in
+    /// `baseline`.
+    Lenient(Lenient),
+}
+
+/// The error path a `lenient` scenario gets wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lenient {
+    /// 2026-07-28: serves a request naming a protocol version it does not implement.
+    Version,
+    /// 2026-07-28: answers an MCP-Protocol-Version header contradicting `_meta` with -32022
+    /// (UnsupportedProtocolVersion) where -32020 (HeaderMismatch) is due.
+    VersionHeader,
+    /// 2026-07-28: serves a request whose `_meta` lacks clientCapabilities.
+    MissingMeta,
+    /// 2026-07-28: answers `initialize` with HTTP 200 and error -32601.
+    Initialize,
+    /// 2026-07-28: ignores the Mcp-Method header.
+    MethodHeader,
+    /// 2026-07-28: ignores the Mcp-Name header.
+    NameHeader,
+    /// 2026-07-28: ignores the Mcp-Param-* headers (and offers the conformance tool set,
+    /// whose `test_header_param` declares one).
+    ParamHeader,
+    /// 2026-07-28: takes a retry whose requestState was altered (as a server whose state
+    /// decides nothing may).
+    RequestState,
+    /// 2026-07-28: answers a retry whose inputResponses lack the requested input with a
+    /// JSON-RPC error instead of asking again.
+    InputResponses,
+    /// 2025-11-25: serves a request whose MCP-Protocol-Version names no revision.
+    LegacyVersion,
+    /// 2025-11-25: answers a request without the session id with 404 instead of 400.
+    Session,
+    /// 2025-11-25: serves requests in a session it terminated.
+    EndedSession,
+}
+
+impl Lenient {
+    /// Every variant with its parameter name, in `--list` order.
+    pub const ALL: [(Lenient, &'static str); 12] = [
+        (Lenient::Version, "version"),
+        (Lenient::VersionHeader, "version_header"),
+        (Lenient::MissingMeta, "missing_meta"),
+        (Lenient::Initialize, "initialize"),
+        (Lenient::MethodHeader, "method_header"),
+        (Lenient::NameHeader, "name_header"),
+        (Lenient::ParamHeader, "param_header"),
+        (Lenient::RequestState, "request_state"),
+        (Lenient::InputResponses, "input_responses"),
+        (Lenient::LegacyVersion, "legacy_version"),
+        (Lenient::Session, "session"),
+        (Lenient::EndedSession, "ended_session"),
+    ];
+
+    /// The parameter name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(l, _)| *l == self)
+            .map_or("version", |(_, n)| n)
+    }
 }
 
 impl Scenario {
@@ -93,6 +155,7 @@ impl Scenario {
             Scenario::SseMalformedEvent => "sse_malformed_event",
             Scenario::RateLimited { .. } => "rate_limited",
             Scenario::ServerRequestOnStream => "server_request_on_stream",
+            Scenario::Lenient(_) => "lenient",
         }
     }
 }
@@ -110,6 +173,7 @@ impl fmt::Display for Scenario {
             Scenario::SseStall(Some(secs)) => write!(f, ":{secs}"),
             Scenario::RateLimited { n, retry_after } => write!(f, ":{n}:{retry_after}"),
             Scenario::BaselineConformance => f.write_str(":tools=conformance"),
+            Scenario::Lenient(l) => write!(f, ":{}", l.name()),
             _ => Ok(()),
         }
     }
@@ -227,6 +291,17 @@ impl FromStr for Scenario {
                     .map(|s| Scenario::SseStall(Some(s)))
                     .map_err(|_| bad(format!("`{p}` is not a whole number of seconds"))),
             },
+            "lenient" => match params.map(str::trim) {
+                None => Ok(Scenario::Lenient(Lenient::Version)),
+                Some(p) => Lenient::ALL
+                    .iter()
+                    .find(|(_, n)| *n == p)
+                    .map(|(l, _)| Scenario::Lenient(*l))
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = Lenient::ALL.iter().map(|(_, n)| *n).collect();
+                        bad(format!("`{p}` is not one of {}", names.join(", ")))
+                    }),
+            },
             "rate_limited" => {
                 let mut parts = params.map(|p| p.split(':')).into_iter().flatten();
                 let mut num = |default: u64, what: &str| -> Result<u64, ScenarioParseError> {
@@ -307,6 +382,7 @@ mod tests {
             "http_status_sequence:99",
             "non2xx_valid_body:204",
             "rate_limited:1:2:3",
+            "lenient:nope",
             "sse_stall:-1",
         ] {
             let e = bad.parse::<Scenario>().unwrap_err();

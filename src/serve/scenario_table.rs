@@ -321,6 +321,45 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          transport.sse.no-server-requests (MUST NOT: independent JSON-RPC \
                          request on the response stream)",
     },
+    ScenarioInfo {
+        name: "lenient",
+        params: ":version|version_header|missing_meta|initialize|method_header|name_header|\
+                 param_header|request_state|input_responses|legacy_version|session|\
+                 ended_session  (default version)",
+        example: "lenient:version",
+        injects: "One error path handled wrongly, everything else as in baseline (what \
+                  `probe --active` provokes). 2026-07-28: version serves a request naming a \
+                  protocol version it does not implement; version_header answers an \
+                  MCP-Protocol-Version header contradicting _meta with 400 and -32022 instead \
+                  of -32020; missing_meta serves a request whose _meta lacks \
+                  clientCapabilities; initialize answers initialize with HTTP 200 and error \
+                  -32601; method_header and name_header ignore the Mcp-Method and Mcp-Name \
+                  headers; param_header ignores the Mcp-Param-* headers (and offers the \
+                  conformance tool set, whose test_header_param declares x-mcp-header); \
+                  request_state takes a confirm_action retry whose requestState was altered \
+                  (as a server whose state decides nothing may); input_responses answers a \
+                  retry whose inputResponses lack the requested input with HTTP 200 and \
+                  error -32602 instead of asking again. 2025-11-25: legacy_version serves a request whose MCP-Protocol-Version names \
+                  no revision; session answers a request without the session id with 404 \
+                  instead of 400; ended_session keeps serving a session after answering its \
+                  DELETE.",
+        layer: "transport",
+        revisions: BOTH,
+        verdict_legacy: "The verdicts of baseline for the calls a probe makes; probe --active \
+                         reports legacy_version as transport.http.400-unsupported-version-header \
+                         (error), session as transport.http.400-missing-session (warning), \
+                         ended_session as transport.http.404-ended-session (error)",
+        verdict_modern: "The verdicts of baseline for the calls a probe makes; probe --active \
+                         reports version as transport.http.400-unsupported-version, \
+                         version_header, method_header and name_header as \
+                         transport.http.header-mismatch-rejected, missing_meta as \
+                         transport.http.400-missing-meta, initialize as \
+                         transport.http.404-method-not-found, param_header as \
+                         transport.http.400-header-mismatch (all errors), input_responses as \
+                         mrtr.missing-input-asked-again (warning); request_state draws no \
+                         finding (tampered-state is not judged: the spec lets a server whose \
+                         state decides nothing take it)",
+    },
 ];
 
 /// Looks a scenario up by name.

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::Shared;
 use super::call::CallCtx;
 use super::exchange::{Exchange, Kind, client_label};
 use super::fixtures;
@@ -18,6 +17,7 @@ use super::reply::{
 };
 use super::state::Session;
 use super::tools_call::tools_call;
+use super::{Lenient, Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 
@@ -97,6 +97,12 @@ pub(crate) fn handle(
         _ => None,
     };
     let Some(sid) = session_hdr else {
+        // lenient:session answers with 404, which is for a session that ended.
+        let status = if shared.config.scenario == Scenario::Lenient(Lenient::Session) {
+            404
+        } else {
+            400
+        };
         let m = error_msg(
             id,
             code::INVALID_REQUEST,
@@ -108,7 +114,7 @@ pub(crate) fn handle(
             ),
             None,
         );
-        return json_reply(400, m, Vec::new());
+        return json_reply(status, m, Vec::new());
     };
     let (caps, version) = {
         let mut sessions = shared.sessions.lock().expect("sessions lock");
@@ -129,6 +135,7 @@ pub(crate) fn handle(
     ex.protocol_version = Some(version.clone());
     if let Some(v) = req.header(header::PROTOCOL_VERSION)
         && v != version
+        && shared.config.scenario != Scenario::Lenient(Lenient::LegacyVersion)
     {
         let m = error_msg(
             id,
@@ -238,11 +245,23 @@ pub(crate) fn delete(shared: &Shared, req: &Request) -> (Reply, Exchange) {
     let Some(sid) = req.header(header::SESSION_ID) else {
         return (method_not_allowed(), ex);
     };
-    let removed = shared.sessions.lock().expect("sessions lock").remove(sid);
+    let removed = {
+        let mut sessions = shared.sessions.lock().expect("sessions lock");
+        // lenient:ended_session answers the DELETE but keeps the session.
+        if shared.config.scenario == Scenario::Lenient(Lenient::EndedSession) {
+            sessions
+                .get(sid)
+                .map(|s| (s.client_info.clone(), s.protocol_version.clone()))
+        } else {
+            sessions
+                .remove(sid)
+                .map(|s| (s.client_info, s.protocol_version))
+        }
+    };
     match removed {
-        Some(s) => {
-            ex.client = client_label(s.client_info.as_ref());
-            ex.protocol_version = Some(s.protocol_version);
+        Some((client_info, protocol_version)) => {
+            ex.client = client_label(client_info.as_ref());
+            ex.protocol_version = Some(protocol_version);
             (
                 text_reply(200, "session terminated\n".into(), Vec::new(), false),
                 ex,

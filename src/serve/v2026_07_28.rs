@@ -8,7 +8,6 @@ use std::sync::Arc;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
-use super::Shared;
 use super::call::CallCtx;
 use super::exchange::{Exchange, Kind, client_label};
 use super::fixtures;
@@ -18,6 +17,7 @@ use super::reply::{
     server_instructions,
 };
 use super::tools_call::tools_call;
+use super::{Lenient, Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 
@@ -27,6 +27,11 @@ fn supported_versions() -> Value {
         Protocol::V2026_07_28.as_str(),
         Protocol::V2025_11_25.as_str()
     ])
+}
+
+/// Whether the `lenient` scenario in force gets error path `l` wrong.
+fn lenient(shared: &Shared, l: Lenient) -> bool {
+    shared.config.scenario == Scenario::Lenient(l)
 }
 
 /// Answers a message served as 2026-07-28.
@@ -79,9 +84,14 @@ pub(crate) fn handle(
     let version = req_meta
         .and_then(|m| m.get(meta::PROTOCOL_VERSION))
         .and_then(Value::as_str);
+    let no_caps = Map::new();
     let caps = req_meta
         .and_then(|m| m.get(meta::CLIENT_CAPABILITIES))
-        .and_then(Value::as_object);
+        .and_then(Value::as_object)
+        // lenient:missing_meta serves a request without clientCapabilities.
+        .or_else(|| {
+            (version.is_some() && lenient(shared, Lenient::MissingMeta)).then_some(&no_caps)
+        });
     let (Some(version), Some(caps)) = (version, caps) else {
         let missing: Vec<&str> = [
             (version.is_none(), meta::PROTOCOL_VERSION),
@@ -107,13 +117,14 @@ pub(crate) fn handle(
 
     // Headers against the body first: a header version that contradicts `_meta` is a header
     // mismatch, whichever of the two names a version this server supports.
-    let checked = check_headers(req, method, version, params).and_then(|()| {
+    let checked = check_headers(shared, req, method, version, params).and_then(|()| {
         // Parameters the called tool mirrors into `Mcp-Param-{Name}` headers.
         match (
             method,
             params.and_then(|p| p.get("name")).and_then(Value::as_str),
         ) {
             ("tools/call", Some(name)) => match fixtures::input_schema(shared, name) {
+                Some(_) if lenient(shared, Lenient::ParamHeader) => Ok(()),
                 Some(schema) => check_param_headers(req, &schema, params),
                 None => Ok(()),
             },
@@ -121,6 +132,17 @@ pub(crate) fn handle(
         }
     });
     if let Err(why) = checked {
+        // lenient:version_header answers a version header contradicting _meta as an
+        // unsupported version.
+        if lenient(shared, Lenient::VersionHeader) && why.starts_with(header::PROTOCOL_VERSION) {
+            let m = error_msg(
+                Some(id),
+                code::UNSUPPORTED_PROTOCOL_VERSION,
+                "Unsupported protocol version",
+                Some(json!({"supported": supported_versions(), "requested": version})),
+            );
+            return json_reply(400, m, Vec::new());
+        }
         let m = error_msg(
             Some(id),
             code::HEADER_MISMATCH,
@@ -129,7 +151,7 @@ pub(crate) fn handle(
         );
         return json_reply(400, m, Vec::new());
     }
-    if version != Protocol::V2026_07_28.as_str() {
+    if version != Protocol::V2026_07_28.as_str() && !lenient(shared, Lenient::Version) {
         let m = error_msg(
             Some(id),
             code::UNSUPPORTED_PROTOCOL_VERSION,
@@ -139,6 +161,15 @@ pub(crate) fn handle(
         return json_reply(400, m, Vec::new());
     }
     match method {
+        "initialize" if lenient(shared, Lenient::Initialize) => {
+            let m = error_msg(
+                Some(id),
+                code::METHOD_NOT_FOUND,
+                "Method not found: initialize",
+                None,
+            );
+            json_reply(200, m, Vec::new())
+        }
         "server/discover" => {
             let result = Map::from_iter([
                 ("supportedVersions".to_string(), supported_versions()),
@@ -210,6 +241,7 @@ pub(crate) fn handle(
 
 /// Validates the standard request headers against the body (2026-07-28).
 fn check_headers(
+    shared: &Shared,
     req: &Request,
     method: &str,
     version: &str,
@@ -242,7 +274,7 @@ fn check_headers(
     }
     match get(header::METHOD)? {
         None => return Err(missing(header::METHOD)),
-        Some(v) if v != method => {
+        Some(v) if v != method && !lenient(shared, Lenient::MethodHeader) => {
             return Err(mismatch(header::METHOD, &v, method));
         }
         Some(_) => {}
@@ -263,7 +295,7 @@ fn check_headers(
                         header::NAME
                     )
                 })?;
-                if Some(decoded.as_str()) != body {
+                if Some(decoded.as_str()) != body && !lenient(shared, Lenient::NameHeader) {
                     return Err(mismatch(header::NAME, &decoded, body.unwrap_or("(absent)")));
                 }
             }

@@ -18,7 +18,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
+use mcp_verdict::probe::{
+    self, ActiveResult, CallExchange, CallSpec, ProbeConfig, ProbeReport, RunStatus, Timeouts,
+};
 use mcp_verdict::vocab::Severity;
 use serde_json::{Value, json};
 
@@ -183,6 +185,44 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// (check, result, rules of the findings) of each active check of a run.
+fn active(report: &ProbeReport, p: Protocol) -> Vec<(String, ActiveResult, Vec<String>)> {
+    report
+        .run(p)
+        .unwrap()
+        .active
+        .iter()
+        .map(|c| {
+            (
+                c.check.to_string(),
+                c.result.clone(),
+                c.findings.iter().map(|f| f.rule.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+fn passed(check: &str) -> (String, ActiveResult, Vec<String>) {
+    (check.to_string(), ActiveResult::Passed, Vec::new())
+}
+
+fn with(check: &str, rules: &[&str]) -> (String, ActiveResult, Vec<String>) {
+    (
+        check.to_string(),
+        ActiveResult::Findings,
+        rules.iter().map(|r| r.to_string()).collect(),
+    )
+}
+
+fn skipped(report: &ProbeReport, p: Protocol, check: &str) -> bool {
+    report
+        .run(p)
+        .unwrap()
+        .active
+        .iter()
+        .any(|c| c.check == check && matches!(c.result, ActiveResult::Skipped(_)))
+}
+
 fn body_text(x: &CallExchange) -> String {
     String::from_utf8_lossy(&x.exchange.body).into_owned()
 }
@@ -343,6 +383,59 @@ fn typescript_sdk_v2_under_both_revisions() {
         Some(-32021)
     );
     assert!(findings(x, Severity::Error).is_empty());
+
+    // --active: under 2026-07-28 the SDK rejects every malformed request as the rules say.
+    // Under 2025-11-25 it rejects an unknown MCP-Protocol-Version with 400, but its error
+    // response carries `id: null` although the request's id was readable: a true deviation
+    // (2025-11-25 basic, Error Responses: "Error responses MUST include the same ID as the
+    // request they correspond to"). It issues no session, so the session checks are skipped;
+    // `confirm` (the only tool answering input_required) has no annotations, so it may be
+    // destructive and the MRTR checks are skipped too.
+    let mut c = config(
+        &peer.url,
+        vec![call("confirm", json!({"action": "deploy"}))],
+    );
+    c.active = true;
+    c.allow_side_effects = true;
+    c.answers = serde_json::from_value(json!({
+        "confirm": {"action": "accept", "content": {"confirm": true}}
+    }))
+    .unwrap();
+    let report = probe::run(&c).unwrap();
+    eprintln!(
+        "{}",
+        mcp_verdict::outputs::probe::render_text(&report, Default::default())
+    );
+    let got = active(&report, M);
+    for check in [
+        "unsupported-version",
+        "version-header-mismatch",
+        "missing-meta",
+        "initialize",
+        "method-header",
+        "name-header",
+    ] {
+        assert!(got.contains(&passed(check)), "{check}: {got:?}");
+    }
+    for check in [
+        "param-header",
+        "tampered-state",
+        "unmatched-input-responses",
+    ] {
+        assert!(skipped(&report, M, check), "{check}: {got:?}");
+    }
+    let got = active(&report, L);
+    assert!(
+        got.contains(&with(
+            "unsupported-version",
+            &["jsonrpc.error.id-present", "jsonrpc.error.id-type"]
+        )),
+        "{got:?}"
+    );
+    assert!(report.run(L).unwrap().active[0].as_expected);
+    for check in ["missing-session", "ended-session"] {
+        assert!(skipped(&report, L, check), "{check}: {got:?}");
+    }
     drop(peer);
 }
 
@@ -416,5 +509,41 @@ fn server_everything_under_2025_11_25() {
     }
     assert_eq!(run.post_count(), 1);
     assert_eq!(report.exit_code(), 0);
+
+    // --active (2025-11-25 only: the server does not speak 2026-07-28). SDK 1.x rejects an
+    // unknown MCP-Protocol-Version and a missing session id with 400, as the spec asks, but
+    // with `id: null` in the error response although the request's id was readable; and after
+    // answering the DELETE with 200 it answers a request in the ended session with 400 (and
+    // no id) instead of 404. True deviations: 2025-11-25 basic, Error Responses: "Error
+    // responses MUST include the same ID as the request they correspond to"; basic/transports,
+    // Session Management: "The server MAY terminate the session at any time, after which it
+    // MUST respond to requests containing that session ID with HTTP 404 Not Found."
+    let mut c = config(&peer.url, Vec::new());
+    c.active = true;
+    c.protocols = vec![L];
+    let report = probe::run(&c).unwrap();
+    eprintln!(
+        "{}",
+        mcp_verdict::outputs::probe::render_text(&report, Default::default())
+    );
+    let null_id = ["jsonrpc.error.id-present", "jsonrpc.error.id-type"];
+    assert_eq!(
+        active(&report, L),
+        vec![
+            with("unsupported-version", &null_id),
+            with("missing-session", &null_id),
+            with(
+                "ended-session",
+                &[
+                    "transport.http.404-ended-session",
+                    "jsonrpc.error.id-present"
+                ]
+            ),
+        ]
+    );
+    let run = report.run(L).unwrap();
+    assert!(run.active[0].as_expected && run.active[1].as_expected);
+    assert!(!run.active[2].as_expected);
+    assert_eq!(report.exit_code(), 1);
     drop(peer);
 }

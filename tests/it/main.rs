@@ -29,6 +29,7 @@ mod jsonl_cli;
 mod jsonl_run;
 mod loop_scenarios;
 mod official_examples;
+mod probe_active;
 mod probe_bounds;
 mod probe_client;
 mod probe_record;

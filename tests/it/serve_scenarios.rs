@@ -33,6 +33,7 @@ const TESTED: &[&str] = &[
     "sse_malformed_event",
     "rate_limited",
     "server_request_on_stream",
+    "lenient",
 ];
 
 #[test]
@@ -748,4 +749,262 @@ fn exact_bytes_of_two_faults() {
          11\r\ndata: {unclosed\n\n\r\n0\r\n\r\n"
     );
     h.shutdown();
+}
+
+/// `lenient:PATH`: each variant gets its one error path wrong (what `baseline` answers is
+/// shown alongside) and the echo call is served as in baseline.
+#[test]
+fn lenient() {
+    let list = |meta: Value| json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    let set = |mut h: Vec<(&'static str, String)>, name: &str, value: &str| {
+        for (n, v) in h.iter_mut() {
+            if n.eq_ignore_ascii_case(name) {
+                *v = value.to_string();
+            }
+        }
+        h
+    };
+    let bogus_meta = || {
+        let mut m = modern_meta(json!({}));
+        m["io.modelcontextprotocol/protocolVersion"] = json!("2000-01-01");
+        m
+    };
+    // (variant, request, status under baseline, code under baseline, status when lenient,
+    // code when lenient)
+    type Req = (Vec<(&'static str, String)>, Value);
+    type Case = (
+        &'static str,
+        Box<dyn Fn() -> Req>,
+        u16,
+        i64,
+        u16,
+        Option<i64>,
+    );
+    let modern: Vec<Case> = vec![
+        (
+            "version",
+            Box::new(move || {
+                (
+                    set(
+                        modern_headers("tools/list", None),
+                        "MCP-Protocol-Version",
+                        "2000-01-01",
+                    ),
+                    list(bogus_meta()),
+                )
+            }),
+            400,
+            -32022,
+            200,
+            None,
+        ),
+        (
+            "version_header",
+            Box::new(move || {
+                (
+                    set(
+                        modern_headers("tools/list", None),
+                        "MCP-Protocol-Version",
+                        LEGACY,
+                    ),
+                    list(modern_meta(json!({}))),
+                )
+            }),
+            400,
+            -32020,
+            400,
+            Some(-32022),
+        ),
+        (
+            "missing_meta",
+            Box::new(move || {
+                let mut m = modern_meta(json!({}));
+                m.as_object_mut()
+                    .unwrap()
+                    .remove("io.modelcontextprotocol/clientCapabilities");
+                (modern_headers("tools/list", None), list(m))
+            }),
+            400,
+            -32602,
+            200,
+            None,
+        ),
+        (
+            "initialize",
+            Box::new(|| {
+                (
+                    modern_headers("initialize", None),
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"_meta": modern_meta(json!({}))}}),
+                )
+            }),
+            404,
+            -32601,
+            200,
+            Some(-32601),
+        ),
+        (
+            "method_header",
+            Box::new(move || {
+                (
+                    set(
+                        modern_headers("tools/list", None),
+                        "Mcp-Method",
+                        "prompts/list",
+                    ),
+                    list(modern_meta(json!({}))),
+                )
+            }),
+            400,
+            -32020,
+            200,
+            None,
+        ),
+        (
+            "name_header",
+            Box::new(|| {
+                let (_, b) = call_request(
+                    Protocol::V2026_07_28,
+                    None,
+                    json!(1),
+                    "echo",
+                    json!({"text": "hi"}),
+                    json!({}),
+                );
+                (modern_headers("tools/call", Some("other")), b)
+            }),
+            400,
+            -32020,
+            200,
+            None,
+        ),
+    ];
+    for (name, req, base_status, base_code, status, code) in &modern {
+        for (scenario, want_status, want_code) in [
+            ("baseline".to_string(), *base_status, Some(*base_code)),
+            (format!("lenient:{name}"), *status, *code),
+        ] {
+            let h = start(&scenario);
+            let (hd, b) = req();
+            let r = post(h.addr(), &hd, &b);
+            assert_eq!(r.status, want_status, "{scenario}: {}", r.text());
+            let v = r.json();
+            match want_code {
+                Some(c) => assert_eq!(v["error"]["code"], c, "{scenario}"),
+                None => assert!(v.get("result").is_some(), "{scenario}: {v}"),
+            }
+            // Everything else as in baseline.
+            let v = echo_call(h.addr(), Protocol::V2026_07_28, None).json();
+            assert_echo_result(&v, Protocol::V2026_07_28);
+            h.shutdown();
+        }
+    }
+
+    // param_header: the conformance tool set, Mcp-Param-Region not checked.
+    for (scenario, want) in [
+        ("baseline:tools=conformance", 400),
+        ("lenient:param_header", 200),
+    ] {
+        let h = start(scenario);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "test_header_param", "arguments": {"region": "eu"}, "_meta": modern_meta(json!({}))}});
+        let mut hd = modern_headers("tools/call", Some("test_header_param"));
+        hd.push(("Mcp-Param-Region", "us".to_string()));
+        let r = post(h.addr(), &hd, &body);
+        assert_eq!(r.status, want, "{scenario}: {}", r.text());
+        h.shutdown();
+    }
+
+    // request_state and input_responses: the retries of confirm_action's input_required.
+    let confirm = |id: i64, extra: Value| {
+        let mut params = json!({"name": "confirm_action", "arguments": {"action": "ship"},
+            "_meta": modern_meta(json!({"elicitation": {}}))});
+        for (k, v) in extra.as_object().unwrap() {
+            params[k] = v.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let accept = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    for scenario in [
+        "baseline",
+        "lenient:request_state",
+        "lenient:input_responses",
+    ] {
+        let h = start(scenario);
+        let hd = modern_headers("tools/call", Some("confirm_action"));
+        let first = post(h.addr(), &hd, &confirm(1, json!({}))).json();
+        assert_eq!(
+            first["result"]["resultType"], "input_required",
+            "{scenario}"
+        );
+        let state = first["result"]["requestState"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut altered: Vec<char> = state.chars().collect();
+        let i = altered.len() / 2;
+        altered[i] = if altered[i] == 'A' { 'B' } else { 'A' };
+        let altered: String = altered.into_iter().collect();
+        let r = post(
+            h.addr(),
+            &hd,
+            &confirm(
+                2,
+                json!({"requestState": altered, "inputResponses": accept}),
+            ),
+        )
+        .json();
+        if scenario == "lenient:request_state" {
+            assert_eq!(r["result"]["resultType"], "complete", "{scenario}: {r}");
+        } else {
+            assert_eq!(r["error"]["code"], -32602, "{scenario}: {r}");
+        }
+        let r = post(
+            h.addr(),
+            &hd,
+            &confirm(
+                3,
+                json!({"requestState": state, "inputResponses": {"other": {"action": "cancel"}}}),
+            ),
+        )
+        .json();
+        if scenario == "lenient:input_responses" {
+            assert_eq!(r["error"]["code"], -32602, "{scenario}: {r}");
+        } else {
+            assert_eq!(
+                r["result"]["resultType"], "input_required",
+                "{scenario}: {r}"
+            );
+        }
+        h.shutdown();
+    }
+
+    // 2025-11-25: a version no revision has, a missing session id, an ended session.
+    for (scenario, version, missing, ended) in [
+        ("baseline", 400, 400, 404),
+        ("lenient:legacy_version", 200, 400, 404),
+        ("lenient:session", 400, 404, 404),
+        ("lenient:ended_session", 400, 400, 200),
+    ] {
+        let h = start(scenario);
+        let sid = legacy_session(h.addr(), json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let hd = set(legacy_headers(&sid), "MCP-Protocol-Version", "2000-01-01");
+        assert_eq!(post(h.addr(), &hd, &body).status, version, "{scenario}");
+        let hd: Vec<_> = legacy_headers(&sid)
+            .into_iter()
+            .filter(|(n, _)| *n != "Mcp-Session-Id")
+            .collect();
+        assert_eq!(post(h.addr(), &hd, &body).status, missing, "{scenario}");
+        let v = echo_call(h.addr(), Protocol::V2025_11_25, Some(&sid)).json();
+        assert_echo_result(&v, Protocol::V2025_11_25);
+        let mut c = Conn::open(h.addr());
+        c.send("DELETE", "/mcp", &legacy_headers(&sid), b"");
+        assert_eq!(c.read(WAIT).status, 200, "{scenario}");
+        assert_eq!(
+            post(h.addr(), &legacy_headers(&sid), &body).status,
+            ended,
+            "{scenario}"
+        );
+        h.shutdown();
+    }
 }
