@@ -162,6 +162,24 @@ struct Probe {
     kind: Kind,
 }
 
+/// The base of a check's request: judged against its rule's status and code, strictly, with
+/// no other code accepted.
+impl Default for Probe {
+    fn default() -> Self {
+        Self {
+            check: "",
+            rule: "",
+            sent: String::new(),
+            body: Value::Null,
+            headers: Vec::new(),
+            lenient_2xx: None,
+            also: Vec::new(),
+            strict: true,
+            kind: Kind::Expect,
+        }
+    }
+}
+
 /// How a check's answer is judged.
 enum Kind {
     /// Against the rule's status and code.
@@ -309,10 +327,7 @@ impl Runner<'_> {
             ),
             body,
             headers: h,
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // The header's version contradicts _meta: "If the values do not match, the server
@@ -338,10 +353,8 @@ impl Runner<'_> {
             ),
             body,
             headers: h,
-            lenient_2xx: None,
             also,
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // Required _meta missing: 2026-07-28 basic, _meta: "A request missing any required
@@ -358,10 +371,7 @@ impl Runner<'_> {
             sent: format!("tools/list whose _meta lacks {}", meta::CLIENT_CAPABILITIES),
             body,
             headers: self.headers("tools/list", None),
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // initialize, which 2026-07-28 does not have: "If the server does not implement the
@@ -394,9 +404,8 @@ impl Runner<'_> {
             } else {
                 "the server implements initialize after all (basic/versioning lets a server that also serves legacy clients answer it under legacy semantics, whatever its supportedVersions say)".into()
             }),
-            also: Vec::new(),
             strict: !dual,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // Mcp-Method naming another method than the body: "Servers that process the request
@@ -412,10 +421,7 @@ impl Runner<'_> {
             sent: "tools/list with Mcp-Method: prompts/list".into(),
             body,
             headers: h,
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // Mcp-Name naming another tool than the body: sent only for a tool the probe may call,
@@ -542,10 +548,7 @@ impl Runner<'_> {
             ),
             body,
             headers: h,
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         })
     }
 
@@ -666,12 +669,10 @@ impl Runner<'_> {
                         sent: format!("the retry of tools/call {shown} with its requestState altered"),
                         body,
                         headers: headers(self),
-                        lenient_2xx: None,
-                        also: Vec::new(),
-                        strict: true,
                         kind: Kind::Rejection(
                             "the server took the altered requestState; integrity protection is required only where the state influences authorization, resource access or business logic, which cannot be seen from outside".into(),
                         ),
+                        ..Probe::default()
                     }));
                 }
             }
@@ -709,10 +710,8 @@ impl Runner<'_> {
                     ),
                     body,
                     headers: headers(self),
-                    lenient_2xx: None,
-                    also: Vec::new(),
-                    strict: true,
                     kind: Kind::AskAgain,
+                    ..Probe::default()
                 }));
             }
             _ => out.push(Err(Skip::new(
@@ -757,10 +756,7 @@ impl Runner<'_> {
             ),
             body,
             headers: h,
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         })
     }
 
@@ -789,10 +785,7 @@ impl Runner<'_> {
             sent: format!("tools/list in the session with MCP-Protocol-Version {BOGUS_VERSION}"),
             body,
             headers: h,
-            lenient_2xx: None,
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
 
         // basic/transports, Session Management: "Servers that require a session ID SHOULD
@@ -828,9 +821,7 @@ impl Runner<'_> {
             lenient_2xx: Some(
                 "the server served the request without its session id, so it does not require one, which the spec allows".into(),
             ),
-            also: Vec::new(),
-            strict: true,
-            kind: Kind::Expect,
+            ..Probe::default()
         }));
         out
     }
@@ -864,10 +855,7 @@ impl Runner<'_> {
                     ),
                     body,
                     headers,
-                    lenient_2xx: None,
-                    also: Vec::new(),
-                    strict: true,
-                    kind: Kind::Expect,
+                    ..Probe::default()
                 })
             }
             Some(Some(405)) => ActiveCheck::skipped(

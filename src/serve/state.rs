@@ -152,9 +152,7 @@ impl Keys {
             "rid": request_id,
             "exp": now_ms() + REQUEST_STATE_TTL_MS,
         });
-        let b64 = URL_SAFE_NO_PAD.encode(payload.to_string());
-        let tag = self.tag(&b64);
-        format!("{b64}.{tag}")
+        self.seal(&payload)
     }
 
     /// Seals the state of a multi-round fixture (the conformance tool set): which request
@@ -167,9 +165,7 @@ impl Keys {
             "data": data,
             "exp": now_ms() + REQUEST_STATE_TTL_MS,
         });
-        let b64 = URL_SAFE_NO_PAD.encode(payload.to_string());
-        let tag = self.tag(&b64);
-        format!("{b64}.{tag}")
+        self.seal(&payload)
     }
 
     /// Opens a state sealed by [`Keys::seal_rounds`] for this request and these arguments;
@@ -194,6 +190,13 @@ impl Keys {
         Ok(payload["data"].clone())
     }
 
+    /// base64url(JSON payload) + "." + tag.
+    fn seal(&self, payload: &Value) -> String {
+        let b64 = URL_SAFE_NO_PAD.encode(payload.to_string());
+        let tag = self.tag(&b64);
+        format!("{b64}.{tag}")
+    }
+
     /// Checks a sealed state's tag and decodes its payload.
     fn open_payload(&self, state: &str) -> Result<Value, String> {
         let (b64, tag) = state
@@ -214,20 +217,7 @@ impl Keys {
     /// Opens a sealed state issued for this tool and these arguments.
     /// Returns the id of the request that received it.
     pub fn open_state(&self, state: &str, tool: &str, args: &Value) -> Result<Value, String> {
-        let (b64, tag) = state
-            .rsplit_once('.')
-            .ok_or_else(|| "not a state issued by this server".to_string())?;
-        if self.tag(b64) != tag {
-            return Err(
-                "integrity check failed (state was modified or not issued by this server instance)"
-                    .into(),
-            );
-        }
-        let bytes = URL_SAFE_NO_PAD
-            .decode(b64)
-            .map_err(|_| "state payload is not base64url".to_string())?;
-        let payload: Value =
-            serde_json::from_slice(&bytes).map_err(|_| "state payload is not JSON".to_string())?;
+        let payload = self.open_payload(state)?;
         if payload["v"] != 1 {
             return Err("unknown state version".into());
         }
