@@ -50,12 +50,15 @@
 //!
 //! With `default-features = false` the library compiles the judge, the schemas, the rule
 //! table and the exchange, HAR and JSON Lines readers only. `reports` adds the corpus check
-//! and its report formats, `serve` the server, `probe` the client (`tls` for https), and `cli`
+//! and its report formats, `serve` the server, `probe` the client (`tls` for https), `clients`
+//! the client matrix (real MCP clients under `serve`'s scenarios), and `cli`
 //! (the default) all of them and the command line.
 
 pub mod advice;
 pub(crate) mod check_api;
 pub(crate) mod checks;
+#[cfg(feature = "clients")]
+pub mod clients;
 #[cfg(feature = "cli")]
 pub mod commands;
 #[doc(hidden)]

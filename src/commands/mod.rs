@@ -3,6 +3,7 @@
 
 mod check;
 mod classify;
+mod clients;
 mod probe;
 mod progress;
 mod rules_cmd;
@@ -65,6 +66,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Probe a live MCP server under each revision and judge every tools/call exchange.
     Probe(probe::ProbeArgs),
+    /// Run real MCP clients against serve's fault scenarios and compare what each concluded
+    /// with the verdict on what it was sent (Markdown, HTML, JSON Lines).
+    Clients(clients::ClientsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = "Examples:
   mcp-verdict completions bash > ~/.local/share/bash-completion/completions/mcp-verdict
@@ -166,6 +170,7 @@ pub fn main() -> ExitCode {
         Command::Serve(a) => serve::run(a),
         Command::Check(a) => check::run(a, g),
         Command::Probe(a) => probe::run(a, g),
+        Command::Clients(a) => clients::run(a),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "mcp-verdict", &mut out);

@@ -4,6 +4,8 @@
 
 #[cfg(feature = "reports")]
 pub mod check;
+#[cfg(feature = "clients")]
+pub mod clients;
 pub mod compact;
 pub mod har;
 pub mod jsonl;

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use super::dispatch;
 use super::exchange::Exchange;
-use super::execute::{After, execute};
+use super::execute::{After, Sent, execute};
 use super::http::{self, ReadResult, Request};
 use super::reply::{error_msg, json_reply, method_not_allowed};
-use super::{ServeConfig, Shared, v2025_11_25};
+use super::{ServeConfig, Shared, judged, v2025_11_25};
 use crate::views::diag::{DiagRecord, Side, sanitize};
 use crate::vocab::http::TEXT_PLAIN;
 use crate::vocab::protocol::code;
@@ -229,7 +229,13 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
         serde_json::Value::String(_) => crate::views::redact::value(&id),
         other => other,
     });
-    let after = execute(shared, stream, reply, chunked, &mut record);
+    // A tools/call answer is judged as sent (see `judged`).
+    let mut sent =
+        (post_no > 0 && record.method.as_deref() == Some("tools/call")).then(Sent::default);
+    let after = execute(shared, stream, reply, chunked, &mut record, &mut sent);
+    if let Some(sent) = sent {
+        judged::note_verdict(shared, &req, sent, &mut record);
+    }
     record.ts = crate::views::diag::now_rfc3339();
     push_record(shared, record);
     after

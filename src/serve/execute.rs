@@ -15,6 +15,21 @@ use super::http::{self, SseWriter};
 use super::reply::{Answer, Reply, SseEnd, SsePlan, SseStep};
 use crate::views::diag::{DiagRecord, StreamEnd, sanitize};
 use crate::vocab::http::EVENT_STREAM;
+use crate::wire::exchange::BodyEnd;
+
+/// What went out for one response, kept when the exchange is to be judged (a `tools/call`):
+/// the status, the header fields that matter to a client (`Content-Type` and the reply's own;
+/// not the framing), the body as the client reads it (SSE without chunk framing) and how it
+/// ended.
+#[derive(Default)]
+pub(crate) struct Sent {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub end: BodyEnd,
+    /// The body went past the copy's cap: the copy is not the whole body.
+    pub cut: bool,
+}
 
 /// What the connection must do after a response.
 #[derive(PartialEq, Eq)]
@@ -43,13 +58,15 @@ fn is_response(msg: &Value) -> bool {
     msg.get("method").is_none() && (msg.get("result").is_some() || msg.get("error").is_some())
 }
 
-/// Sends `reply` and says what the connection must do next.
+/// Sends `reply` and says what the connection must do next; fills `sent` with what went out
+/// when it is `Some`.
 pub(crate) fn execute(
     shared: &Arc<Shared>,
     stream: &mut TcpStream,
     reply: Reply,
     chunked: bool,
     record: &mut DiagRecord,
+    sent: &mut Option<Sent>,
 ) -> After {
     match reply {
         Reply::Full {
@@ -66,14 +83,29 @@ pub(crate) fn execute(
             if let Some(m) = &message {
                 note_message(record, m);
             }
-            match http::write_full(
+            let written = http::write_full(
                 stream,
                 status,
                 content_type.as_deref(),
                 &headers,
                 &body,
                 close,
-            ) {
+            );
+            if let Some(sent) = sent {
+                sent.status = status;
+                sent.headers = content_type
+                    .iter()
+                    .map(|ct| ("Content-Type".to_string(), ct.clone()))
+                    .chain(headers)
+                    .collect();
+                sent.end = if written.is_ok() {
+                    BodyEnd::Complete
+                } else {
+                    BodyEnd::Reset
+                };
+                sent.body = body;
+            }
+            match written {
                 Ok(()) => {
                     record.final_response = final_response;
                     record.stream_end = StreamEnd::Complete;
@@ -85,7 +117,7 @@ pub(crate) fn execute(
                 }
             }
         }
-        Reply::Sse(plan) => run_sse(shared, stream, plan, chunked, record),
+        Reply::Sse(plan) => run_sse(shared, stream, plan, chunked, record, sent),
     }
 }
 
@@ -116,10 +148,19 @@ fn run_sse(
     plan: SsePlan,
     chunked: bool,
     record: &mut DiagRecord,
+    sent: &mut Option<Sent>,
 ) -> After {
     record.http_statuses = vec![200];
     record.content_type = Some(EVENT_STREAM.into());
     record.sse_event_count = Some(0);
+    if let Some(sent) = sent {
+        sent.status = 200;
+        sent.headers = http::sse_head_fields()
+            .into_iter()
+            .chain(plan.headers.iter().cloned())
+            .collect();
+        sent.end = BodyEnd::Reset;
+    }
     // A close-delimited body (HTTP/1.0) always ends the connection.
     let close = !matches!(plan.end, SseEnd::Finish) || !chunked;
     let mut w = match SseWriter::start(stream, 200, &plan.headers, chunked, close) {
@@ -129,9 +170,30 @@ fn run_sse(
             return After::Close;
         }
     };
+    if sent.is_some() {
+        w.keep_copy();
+    }
+    let (after, end) = stream_events(shared, &mut w, plan, close, record);
+    if let Some(sent) = sent {
+        sent.body = w.take_copy().unwrap_or_default();
+        sent.cut = w.copy_cut;
+        sent.end = end;
+    }
+    after
+}
+
+/// Writes a planned stream's events and ends it as planned; says what the connection must
+/// do next and how the body ended for the client.
+fn stream_events(
+    shared: &Arc<Shared>,
+    w: &mut SseWriter<'_>,
+    plan: SsePlan,
+    close: bool,
+    record: &mut DiagRecord,
+) -> (After, BodyEnd) {
     let mut broken = false;
     if let Some(pid) = &plan.priming_id {
-        broken = !send_event(&mut w, record, Some(pid), "", None);
+        broken = !send_event(w, record, Some(pid), "", None);
     }
     for step in plan.steps {
         if broken {
@@ -142,10 +204,8 @@ fn run_sse(
             continue;
         }
         match step {
-            SseStep::Message(m) => {
-                broken = !send_event(&mut w, record, None, &m.to_string(), Some(&m))
-            }
-            SseStep::RawData(d) => broken = !send_event(&mut w, record, None, &d, None),
+            SseStep::Message(m) => broken = !send_event(w, record, None, &m.to_string(), Some(&m)),
+            SseStep::RawData(d) => broken = !send_event(w, record, None, &d, None),
             SseStep::Pause(d) => {
                 thread::sleep(d);
                 broken = shared.shutdown.load(Ordering::SeqCst);
@@ -165,7 +225,7 @@ fn run_sse(
                             record.stream_end = StreamEnd::Timeout;
                         }
                         let m = then(a);
-                        broken = !send_event(&mut w, record, None, &m.to_string(), Some(&m));
+                        broken = !send_event(w, record, None, &m.to_string(), Some(&m));
                     }
                     None => broken = true,
                 }
@@ -175,13 +235,13 @@ fn run_sse(
     if broken {
         record.stream_end = StreamEnd::Eof;
         record.final_response = false;
-        return After::Close;
+        return (After::Close, BodyEnd::Reset);
     }
     match plan.end {
         SseEnd::Finish | SseEnd::FinishAndClose => {
             if w.finish().is_err() {
                 record.stream_end = StreamEnd::Eof;
-                return After::Close;
+                return (After::Close, BodyEnd::Reset);
             }
             if record.stream_end != StreamEnd::Timeout {
                 record.stream_end = if record.final_response {
@@ -190,7 +250,8 @@ fn run_sse(
                     StreamEnd::Eof
                 };
             }
-            if close { After::Close } else { After::KeepOpen }
+            let after = if close { After::Close } else { After::KeepOpen };
+            (after, BodyEnd::Complete)
         }
         SseEnd::ResetMidEvent(data) => {
             let _ = w.partial_event(&data);
@@ -198,13 +259,13 @@ fn run_sse(
             thread::sleep(Duration::from_millis(20));
             record.stream_end = StreamEnd::Reset;
             record.final_response = false;
-            After::Reset
+            (After::Reset, BodyEnd::Reset)
         }
         SseEnd::Stall(limit) => {
             http::wait_for_peer_close(w.stream(), limit, &shared.shutdown);
             record.stream_end = StreamEnd::Stall;
             record.final_response = false;
-            After::Close
+            (After::Close, BodyEnd::Timeout)
         }
     }
 }

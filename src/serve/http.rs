@@ -384,6 +384,15 @@ pub(crate) fn sse_event(id: Option<&str>, data: &str) -> String {
     ev
 }
 
+/// The header fields every SSE response starts with (framing fields aside).
+pub(crate) fn sse_head_fields() -> Vec<(String, String)> {
+    vec![
+        ("Content-Type".into(), EVENT_STREAM.into()),
+        ("Cache-Control".into(), "no-cache".into()),
+        ("X-Accel-Buffering".into(), "no".into()),
+    ]
+}
+
 /// Writer for an SSE response body, one event per chunk, flushed per event.
 pub(crate) struct SseWriter<'a> {
     stream: &'a mut TcpStream,
@@ -391,7 +400,15 @@ pub(crate) struct SseWriter<'a> {
     chunked: bool,
     /// Complete events written so far.
     pub events: u64,
+    /// A copy of the event-stream bytes written (without chunk framing), kept when asked for
+    /// and up to [`SSE_COPY_CAP`] bytes, for judging what went out.
+    copy: Option<Vec<u8>>,
+    /// Whether bytes were left out of `copy` because of the cap.
+    pub copy_cut: bool,
 }
+
+/// The most event-stream bytes an [`SseWriter`] keeps a copy of (1 MiB).
+pub(crate) const SSE_COPY_CAP: usize = 1 << 20;
 
 impl<'a> SseWriter<'a> {
     /// Writes the response head for an SSE stream.
@@ -402,11 +419,7 @@ impl<'a> SseWriter<'a> {
         chunked: bool,
         close: bool,
     ) -> io::Result<Self> {
-        let mut headers: Vec<(String, String)> = vec![
-            ("Content-Type".into(), EVENT_STREAM.into()),
-            ("Cache-Control".into(), "no-cache".into()),
-            ("X-Accel-Buffering".into(), "no".into()),
-        ];
+        let mut headers = sse_head_fields();
         if chunked {
             headers.push(("Transfer-Encoding".into(), "chunked".into()));
         }
@@ -420,13 +433,36 @@ impl<'a> SseWriter<'a> {
             stream,
             chunked,
             events: 0,
+            copy: None,
+            copy_cut: false,
         })
+    }
+
+    /// Keeps a copy of the event-stream bytes written from now on (see [`SseWriter::take_copy`]).
+    pub fn keep_copy(&mut self) {
+        self.copy.get_or_insert_with(Vec::new);
+    }
+
+    /// The copy kept since [`SseWriter::keep_copy`] (None if none was asked for).
+    pub fn take_copy(&mut self) -> Option<Vec<u8>> {
+        self.copy.take()
+    }
+
+    fn note(&mut self, bytes: &[u8]) {
+        if let Some(c) = &mut self.copy {
+            let room = SSE_COPY_CAP.saturating_sub(c.len());
+            if bytes.len() > room {
+                self.copy_cut = true;
+            }
+            c.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
     }
 
     /// Writes one complete event.
     pub fn event(&mut self, id: Option<&str>, data: &str) -> io::Result<()> {
         let ev = sse_event(id, data);
         self.raw(ev.as_bytes())?;
+        self.note(ev.as_bytes());
         self.events += 1;
         Ok(())
     }
@@ -455,6 +491,7 @@ impl<'a> SseWriter<'a> {
         } else {
             self.stream.write_all(&bytes[..half])?;
         }
+        self.note(&bytes[..half]);
         self.stream.flush()
     }
 

@@ -102,6 +102,7 @@ mod faults;
 mod fixtures;
 pub(crate) mod http;
 mod input_required;
+mod judged;
 mod reply;
 mod scenario;
 mod scenario_table;
@@ -311,6 +312,13 @@ impl ServerHandle {
     /// Stops accepting, ends every connection and joins all threads.
     pub fn shutdown(mut self) {
         self.stop();
+    }
+
+    /// Shuts the server down (every connection finished) and returns the records kept, the
+    /// last exchanges included.
+    pub fn shutdown_with_records(mut self) -> Vec<DiagRecord> {
+        self.stop();
+        self.records()
     }
 
     fn stop(&mut self) {

@@ -122,9 +122,11 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         layer: "protocol",
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS, no finding (2025-11-25 results have no resultType)",
-        verdict_modern: "TOOL_SUCCESS for the client (absent resultType MUST be read as complete) \
-                         plus an error finding base.result-type.required (the server MUST send \
-                         resultType)",
+        verdict_modern: "TOOL_SUCCESS (clients read an absent resultType as complete from \
+                         servers of earlier revisions, and one exchange does not show which \
+                         revision the server implements) plus an error finding \
+                         base.result-type.required (a 2026-07-28 server MUST send resultType); a \
+                         client that knows the server speaks 2026-07-28 may refuse the result",
     },
     ScenarioInfo {
         name: "invalid_result",

@@ -137,8 +137,16 @@ pub struct DiagRecord {
     pub jsonrpc: JsonRpcFacts,
     /// `result.resultType` of the response, when a result carried one.
     pub result_type: Option<String>,
-    /// Verdict outcome name (the probe fills it; the server leaves it `null`).
+    /// Verdict outcome name: the probe's verdict on what it received; `serve`'s verdict on
+    /// what it sent in answer to a `tools/call` (`null` for other methods).
     pub outcome: Option<String>,
+    /// Id of the rule the outcome rests on (`null` when no rule decided it, or no verdict).
+    #[serde(default)]
+    pub rule: Option<String>,
+    /// Ids of the rules the verdict's error findings cite (MUST-level or schema violations),
+    /// each once; left out when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_findings: Vec<String>,
     /// Free-form retry advice (filled later; `null` when none).
     pub retry_advice: Option<Value>,
     /// Who caused a repeated request.
@@ -164,6 +172,8 @@ impl DiagRecord {
             jsonrpc: JsonRpcFacts::default(),
             result_type: None,
             outcome: None,
+            rule: None,
+            error_findings: Vec::new(),
             retry_advice: None,
             retry_origin: RetryOrigin::None,
         }
@@ -218,6 +228,8 @@ pub fn record(
         .and_then(Value::as_str)
         .map(str::to_string);
     r.outcome = Some(verdict.outcome.to_string());
+    r.rule = verdict.deciding_rule().map(|rule| rule.id.clone());
+    r.error_findings = error_findings(verdict);
     r.retry_advice = serde_json::to_value(crate::advice::advise(
         verdict,
         &crate::advice::RetryPolicy::default(),
@@ -225,6 +237,17 @@ pub fn record(
     .ok();
     r.retry_origin = RetryOrigin::None;
     r
+}
+
+/// Ids of the rules a verdict's error findings cite, each once, in finding order.
+pub fn error_findings(verdict: &crate::judge::Verdict<'_>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in &verdict.findings {
+        if f.severity == crate::vocab::Severity::Error && !out.contains(&f.rule.id) {
+            out.push(f.rule.id.clone());
+        }
+    }
+    out
 }
 
 /// The current time as RFC 3339 UTC with millisecond precision.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real MCP clients that tests/clients/matrix.sh drives against serve's fault
+# Installs the real MCP clients that `mcp-verdict clients` drives (drivers.toml) against serve's fault
 # scenarios, exactly as pinned: the Node ones from package-lock.json into
 # tests/clients/node_modules, the Python SDK from requirements.txt (with hashes) into
 # tests/clients/.venv. Both folders are git-ignored. Needs Node >= 20, npm and Python >= 3.10.

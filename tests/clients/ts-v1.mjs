@@ -3,7 +3,7 @@
 //   node ts-v1.mjs URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
 // Revisions: 2025-11-25 only (its newest; it also accepts 2025-06-18 and older). v1 cannot
 // speak 2026-07-28, so --protocol 2026-07-28 prints outcome "threw" with error type
-// UnsupportedRevision without contacting the server (matrix.sh skips that cell). The revision
+// UnsupportedRevision without contacting the server (`mcp-verdict clients` skips that cell, see drivers.toml). The revision
 // is offered in initialize (LATEST_PROTOCOL_VERSION); the server's answer is reported.
 // The client declares elicitation and roots, accepts every elicitation, and asks for progress.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -232,8 +232,8 @@ fn failing_report() -> PathBuf {
 /// Rows of the failures table currently shown.
 const VISIBLE_ROWS: &str = "return Array.from(document.querySelectorAll('#failures tr[data-status]')).filter(r => r.offsetParent !== null).length;";
 
-#[test]
-fn the_report_reads_in_a_browser() {
+/// Chromium and chromedriver, or None (the test SKIPs, or fails when the browser is required).
+fn browser() -> Option<(PathBuf, PathBuf)> {
     let candidates = |name: &str| -> Vec<PathBuf> {
         tools::on_path(name)
             .into_iter()
@@ -241,25 +241,41 @@ fn the_report_reads_in_a_browser() {
             .collect()
     };
     let how = "apt-get install chromium chromium-driver";
-    let Some(chromium) = tools::find(&candidates("chromium"), REQUIRE_BROWSER, "Chromium", how)
-    else {
-        return;
-    };
-    let Some(chromedriver) = tools::find(
+    let chromium = tools::find(&candidates("chromium"), REQUIRE_BROWSER, "Chromium", how)?;
+    let chromedriver = tools::find(
         &candidates("chromedriver"),
         REQUIRE_BROWSER,
         "chromedriver",
         how,
-    ) else {
+    )?;
+    Some((chromium, chromedriver))
+}
+
+#[test]
+fn the_report_reads_in_a_browser() {
+    let Some((chromium, chromedriver)) = browser() else {
         return;
     };
     let page = failing_report();
     let size = std::fs::metadata(&page).unwrap().len();
-    let profile = crate::support::temp::temp_dir("chromium-profile");
-    let driver = Driver::start(&chromedriver);
-    let s = Session::open(&driver, &chromium, &profile);
-    let url = format!("file://{}", page.display());
+    in_browser(&chromium, &chromedriver, &page, report_in);
+    eprintln!("report: {} ({size} bytes)", page.display());
+}
 
+/// Opens a browser session (with a fresh profile) and hands it the page's URL.
+fn in_browser(
+    chromium: &Path,
+    chromedriver: &Path,
+    page: &Path,
+    f: impl FnOnce(&Session<'_>, &str),
+) {
+    let profile = crate::support::temp::temp_dir("chromium-profile");
+    let driver = Driver::start(chromedriver);
+    let s = Session::open(&driver, chromium, &profile);
+    f(&s, &format!("file://{}", page.display()));
+}
+
+fn report_in(s: &Session<'_>, url: &str) {
     // A desktop window: the failures are on the first screen, with their reasons.
     s.viewport(1400, 900, false);
     s.cmd("POST", "/url", Some(json!({"url": url})));
@@ -349,5 +365,135 @@ fn the_report_reads_in_a_browser() {
     );
     s.js("document.getElementById('conformance-2026-07-28').scrollIntoView(); return 0;");
     s.screenshot("phone-390-conformance.png");
-    eprintln!("report: {} ({size} bytes)", page.display());
+}
+
+/// A client matrix of four clients over three scenarios, with differences and skipped cells.
+fn client_matrix_page() -> PathBuf {
+    use mcp_verdict::clients::{Agreement, Cell, Conclusion, ServerVerdict};
+    let mut cells = Vec::new();
+    for (scenario, outcome) in [
+        ("sse_close_early", "DELIVERY_UNKNOWN"),
+        ("jsonrpc_error:-32602", "JSONRPC_ERROR"),
+        ("wrong_id", "INVALID_ENVELOPE"),
+    ] {
+        for revision in ["2025-11-25", "2026-07-28"] {
+            for (client, version, modern) in [
+                ("ts-sdk-v2", "2.4.0", true),
+                ("ts-sdk-v1", "1.32.2", false),
+                ("python-sdk", "2.3.0", true),
+                ("inspector-cli", "1.0.3", false),
+            ] {
+                let skipped = revision == "2026-07-28" && !modern;
+                let hung = outcome != "JSONRPC_ERROR" && client != "python-sdk";
+                let (agreement, summary) = match (skipped, hung) {
+                    (true, _) => (Agreement::Skipped, String::new()),
+                    (false, true) => (Agreement::Differs, "hung 10 s".to_string()),
+                    (false, false) => (Agreement::Agrees, "threw McpError -32602".to_string()),
+                };
+                let verdict = format!("{outcome} (reissue with new id)");
+                cells.push(Cell {
+                    scenario: scenario.into(),
+                    revision: revision.into(),
+                    client: client.into(),
+                    version: (!skipped).then(|| version.to_string()),
+                    agreement,
+                    concluded: (!skipped).then(|| Conclusion {
+                        kind: if hung { "hung" } else { "threw" }.into(),
+                        summary: summary.clone(),
+                    }),
+                    verdict: (!skipped).then(|| ServerVerdict {
+                        outcome: Some(outcome.into()),
+                        rule: Some("transport.sse.final-response".into()),
+                        action: Some("reissue_with_new_id".into()),
+                        error_findings: Vec::new(),
+                        summary: verdict.clone(),
+                    }),
+                    difference: (agreement == Agreement::Differs)
+                        .then(|| format!("{summary} vs {verdict}")),
+                    rule: (agreement == Agreement::Differs)
+                        .then(|| "transport.sse.final-response".to_string()),
+                    posts: Vec::new(),
+                    note: skipped.then(|| format!("{client} does not speak {revision}")),
+                    driver: None,
+                    elapsed_ms: 0,
+                });
+            }
+        }
+    }
+    let page = out_dir().join("client-matrix.html");
+    let html = mcp_verdict::outputs::clients::html(&cells, mcp_verdict::Engine::builtin().table());
+    std::fs::write(&page, html).unwrap();
+    page
+}
+
+#[test]
+fn the_client_matrix_reads_in_a_browser() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let page = client_matrix_page();
+    in_browser(&chromium, &chromedriver, &page, client_matrix_in);
+}
+
+fn client_matrix_in(s: &Session<'_>, url: &str) {
+    // A desktop window: a column per client and version, every difference linked to a note
+    // that cites the rule and links the spec.
+    s.viewport(1400, 900, false);
+    s.cmd("POST", "/url", Some(json!({"url": url})));
+    let heads =
+        s.js("return Array.from(document.querySelectorAll('table th')).map(t => t.innerText);");
+    assert_eq!(
+        heads,
+        json!([
+            "scenario",
+            "revision",
+            "verdict on what serve sent",
+            "ts-sdk-v2 2.4.0",
+            "ts-sdk-v1 1.32.2",
+            "python-sdk 2.3.0",
+            "inspector-cli 1.0.3"
+        ])
+    );
+    let links = s.js("return Array.from(document.querySelectorAll('td.differs sup a')).map(a => a.getAttribute('href'));");
+    let links = links.as_array().unwrap();
+    assert_eq!(links.len(), 8, "{links:?}");
+    for l in links {
+        let id = l.as_str().unwrap().trim_start_matches('#');
+        let note = s.js(&format!(
+            "const n = document.getElementById('{id}'); return n ? n.innerText : null;"
+        ));
+        assert!(
+            note.as_str()
+                .is_some_and(|t| t.contains("Rule transport.sse.final-response (SHOULD)")),
+            "{id}: {note}"
+        );
+    }
+    let spec = s.js("return Array.from(document.querySelectorAll('ol.notes a')).map(a => a.href);");
+    for l in spec.as_array().unwrap() {
+        assert!(
+            l.as_str()
+                .unwrap()
+                .starts_with("https://modelcontextprotocol.io/specification/"),
+            "{l}"
+        );
+    }
+    s.click("css selector", "td.differs sup a");
+    std::thread::sleep(Duration::from_millis(200));
+    let hash = s.js("return window.location.hash;");
+    assert_eq!(hash, json!("#note-1"));
+    s.screenshot("client-matrix-1400.png");
+
+    // A phone: the table stacks, nothing is wider than the screen.
+    s.viewport(390, 844, true);
+    s.cmd("POST", "/url", Some(json!({"url": url})));
+    let w = s.js("return [document.documentElement.scrollWidth, window.innerWidth];");
+    assert!(
+        w[0].as_u64() <= w[1].as_u64(),
+        "page {} px wide at {} px",
+        w[0],
+        w[1]
+    );
+    let label = s.js("return getComputedStyle(document.querySelector('td[data-label=\"revision\"]'), '::before').content;");
+    assert_eq!(label, json!("\"revision: \""));
+    s.screenshot("client-matrix-390.png");
 }

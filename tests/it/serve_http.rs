@@ -281,7 +281,9 @@ fn records_and_log_file() {
     assert_eq!(rec.stream_end, StreamEnd::Complete);
     assert_eq!(rec.jsonrpc.id, Some(json!(7)));
     assert_eq!(rec.jsonrpc.error_code, Some(-32603));
-    assert!(rec.outcome.is_none());
+    // serve judged what it sent.
+    assert_eq!(rec.outcome.as_deref(), Some("JSONRPC_ERROR"));
+    assert_eq!(rec.rule.as_deref(), Some("jsonrpc.error-response"));
     let text = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1);
@@ -289,6 +291,8 @@ fn records_and_log_file() {
     assert_eq!(v["side"], "serve");
     assert_eq!(v["jsonrpc"]["errorCode"], -32603);
     assert_eq!(v["retryOrigin"], "none");
+    assert_eq!(v["outcome"], "JSONRPC_ERROR");
+    assert_eq!(v["retryAdvice"]["action"], "do_not_retry");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -135,7 +135,7 @@ fn status_class(s: Status) -> &'static str {
     }
 }
 
-const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 *{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:80rem;padding:.75rem 1rem 3rem;color:#1f2328;line-height:1.4;overflow-wrap:break-word}
 h1{font-size:1.35rem;margin:.25rem 0}h2{font-size:1.15rem;margin:1.5rem 0 .5rem;border-bottom:1px solid #d0d7de}h3{font-size:1rem;margin:.75rem 0 .25rem}

@@ -1,0 +1,387 @@
+//! `clients`: what real MCP clients conclude under `serve`'s fault scenarios, set beside the
+//! verdict on what `serve` sent them.
+//!
+//! A **driver** is a small program that makes one MCP client call one tool: it is run as
+//! `COMMAND... URL TOOL ARGS_JSON --protocol REVISION --timeout SECONDS` and prints one JSON
+//! line, `{"client", "version", "protocol", "outcome": "returned" | "threw" | "hung",
+//! "result": {"isError", ...}, "error": {"type", "code", "stage", "message"}, "elapsedMs"}`.
+//! A manifest (TOML) names the drivers, their commands and the revisions each speaks:
+//!
+//! ```toml
+//! [[driver]]
+//! name = "ts-sdk-v2"
+//! command = ["node", "ts-v2.mjs"]          # run in the manifest's folder
+//! revisions = ["2025-11-25", "2026-07-28"]
+//! ```
+//!
+//! For each scenario, revision and driver, [`run_cell`] starts `serve` on loopback with the
+//! scenario, runs the driver against it with a bounded time, stops the server, and compares
+//! the driver's line with `serve`'s records ([`compare`]): `serve` judges every `tools/call`
+//! answer it sends, so each cell sets what the client concluded beside the outcome, deciding
+//! rule and retry advice for the very bytes the client was sent.
+
+pub mod compare;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use compare::{Agreement, Compared, Conclusion, PostSeen, ServerVerdict};
+
+use crate::serve::{self, SCENARIOS, Scenario, ServeConfig};
+use crate::vocab::Protocol;
+
+/// The tool every cell calls, and its arguments: every scenario offers `echo`, and no
+/// scenario's parameters name a tool.
+pub const TOOL: &str = "echo";
+
+/// The arguments of the call each driver makes.
+pub fn tool_args() -> Value {
+    serde_json::json!({"text": "hello from the client matrix"})
+}
+
+/// Variants run besides each scenario's default: a non-2xx on a later POST (the default
+/// `503,200` hits the first POST, which is the handshake).
+pub const EXTRA_SCENARIOS: &[&str] = &[
+    "http_status_sequence:200,503",
+    "http_status_sequence:200,200,503",
+];
+
+/// The scenarios a full matrix runs: every scenario's example (but `lenient`, which needs a
+/// file of its own), then [`EXTRA_SCENARIOS`].
+pub fn default_scenarios() -> Vec<String> {
+    SCENARIOS
+        .iter()
+        .filter(|s| s.name != "lenient")
+        .map(|s| s.example.to_string())
+        .chain(EXTRA_SCENARIOS.iter().map(|s| s.to_string()))
+        .collect()
+}
+
+/// One driver from the manifest.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Driver {
+    /// The column name (`ts-sdk-v2`).
+    pub name: String,
+    /// The package the driver drives, for the report (`@modelcontextprotocol/client`).
+    #[serde(default)]
+    pub package: Option<String>,
+    /// Program and arguments; the program is looked up on `PATH` unless it holds a `/`, in
+    /// which case it is relative to the manifest's folder (where the driver also runs).
+    pub command: Vec<String>,
+    /// Revisions the driver speaks.
+    pub revisions: Vec<String>,
+}
+
+/// A driver manifest.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The drivers, in column order.
+    pub driver: Vec<Driver>,
+    /// The folder the manifest is in (set when loaded).
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+impl Manifest {
+    /// Reads and checks a manifest; the error names the file, what is wrong and where.
+    pub fn load(path: &Path) -> Result<Manifest, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut m: Manifest =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        for d in &m.driver {
+            if d.command.is_empty() {
+                return Err(format!(
+                    "{}: driver `{}` has an empty command; give the program and its arguments, e.g. command = [\"node\", \"driver.mjs\"]",
+                    path.display(),
+                    d.name
+                ));
+            }
+            for r in &d.revisions {
+                if Protocol::parse(r).is_none() {
+                    return Err(format!(
+                        "{}: driver `{}` names revision `{r}`, which is not one of {}",
+                        path.display(),
+                        d.name,
+                        Protocol::names()
+                    ));
+                }
+            }
+        }
+        if let Some(dup) = m
+            .driver
+            .iter()
+            .enumerate()
+            .find(|(i, d)| m.driver[..*i].iter().any(|e| e.name == d.name))
+        {
+            return Err(format!(
+                "{}: two drivers are named `{}`; each column needs its own name",
+                path.display(),
+                dup.1.name
+            ));
+        }
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        // Absolute, so that a program path relative to it does not depend on the folder the
+        // driver runs in.
+        m.dir = dir.canonicalize().unwrap_or(dir);
+        Ok(m)
+    }
+}
+
+/// One cell of the matrix: a driver under one scenario and revision.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cell {
+    /// The scenario as given to `serve` (`name[:params]`).
+    pub scenario: String,
+    /// The revision the driver was asked to speak.
+    pub revision: String,
+    /// The driver's name.
+    pub client: String,
+    /// The client's version as the driver reported it (`null` when skipped or unknown).
+    pub version: Option<String>,
+    /// Whether the client concluded what the verdict says.
+    pub agreement: Agreement,
+    /// What the client concluded (`null` when skipped).
+    pub concluded: Option<Conclusion>,
+    /// The verdict on what `serve` sent (`null` when skipped).
+    pub verdict: Option<ServerVerdict>,
+    /// The difference in one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difference: Option<String>,
+    /// The rule a difference rests on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The POSTs `serve` saw, in order.
+    #[serde(default)]
+    pub posts: Vec<PostSeen>,
+    /// Why the cell was skipped or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The driver's line as it printed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<Value>,
+    /// Wall time of the cell, in milliseconds.
+    #[serde(default)]
+    pub elapsed_ms: u64,
+}
+
+impl Cell {
+    /// A cell for a revision the driver does not speak.
+    pub fn skipped(scenario: &str, revision: Protocol, driver: &Driver) -> Cell {
+        Cell {
+            scenario: scenario.to_string(),
+            revision: revision.to_string(),
+            client: driver.name.clone(),
+            version: None,
+            agreement: Agreement::Skipped,
+            concluded: None,
+            verdict: None,
+            difference: None,
+            rule: None,
+            posts: Vec::new(),
+            note: Some(format!("{} does not speak {revision}", driver.name)),
+            driver: None,
+            elapsed_ms: 0,
+        }
+    }
+}
+
+/// How to run one cell.
+#[derive(Clone, Debug)]
+pub struct CellRun<'a> {
+    /// The manifest the driver comes from.
+    pub manifest: &'a Manifest,
+    /// The driver.
+    pub driver: &'a Driver,
+    /// The scenario.
+    pub scenario: &'a str,
+    /// The revision.
+    pub revision: Protocol,
+    /// The driver's own timeout; the driver is killed this plus [`GRACE`] after it starts.
+    pub timeout: Duration,
+}
+
+/// How long past its own timeout a driver may take to print its line before it is killed.
+pub const GRACE: Duration = Duration::from_secs(15);
+
+/// Runs one cell: `serve` with the scenario on loopback, the driver against it, then the
+/// comparison. An error is a scenario `serve` cannot run, or a server that cannot start.
+pub fn run_cell(run: &CellRun<'_>) -> Result<Cell, String> {
+    let scenario: Scenario = run
+        .scenario
+        .parse()
+        .map_err(|e| format!("scenario `{}`: {e}", run.scenario))?;
+    let started = Instant::now();
+    let handle = serve::start(ServeConfig {
+        scenario,
+        // A stalled stream outlasts the driver's patience, so a hang is the client's.
+        stall_cap: run.timeout + GRACE,
+        ..ServeConfig::default()
+    })
+    .map_err(|e| format!("cannot start serve on loopback: {e}"))?;
+    let url = handle.url();
+    let line = run_driver(run, &url);
+    let records = handle.shutdown_with_records();
+    let compared = compare::compare(&line, &records);
+    let version = line
+        .get("version")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok(Cell {
+        scenario: run.scenario.to_string(),
+        revision: run.revision.to_string(),
+        client: run.driver.name.clone(),
+        version,
+        agreement: compared.agreement,
+        concluded: Some(compared.concluded),
+        verdict: Some(compared.verdict),
+        difference: compared.difference,
+        rule: compared.rule,
+        posts: compare::posts(&records),
+        note: None,
+        driver: Some(line),
+        elapsed_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+/// The program to run: as given when it has no `/` (looked up on `PATH`), else relative to
+/// the manifest's folder.
+fn program(manifest: &Manifest, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    if name.contains('/') && p.is_relative() {
+        manifest.dir.join(p)
+    } else {
+        p.to_path_buf()
+    }
+}
+
+fn failed(kind: &str, message: String) -> Value {
+    serde_json::json!({"outcome": "driver-failed", "error": {"type": kind, "message": message}})
+}
+
+/// Runs the driver and returns its last stdout line as JSON (or a `driver-failed` line
+/// saying why there is none). The driver runs in its own process group, which is killed
+/// when it overruns.
+fn run_driver(run: &CellRun<'_>, url: &str) -> Value {
+    let d = run.driver;
+    let mut cmd = Command::new(program(run.manifest, &d.command[0]));
+    cmd.args(&d.command[1..])
+        .arg(url)
+        .arg(TOOL)
+        .arg(tool_args().to_string())
+        .arg("--protocol")
+        .arg(run.revision.as_str())
+        .arg("--timeout")
+        .arg(run.timeout.as_secs_f64().to_string())
+        .current_dir(&run.manifest.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return failed(
+                "SpawnFailed",
+                format!(
+                    "cannot run {:?} in {}: {e} (is the client installed? see the manifest)",
+                    d.command,
+                    run.manifest.dir.display()
+                ),
+            );
+        }
+    };
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        s
+    });
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + run.timeout + GRACE;
+    let mut overran = false;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() >= deadline => {
+                overran = true;
+                kill_group(&mut child);
+                break;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break,
+        }
+    }
+    let _ = child.wait();
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if overran {
+        return failed(
+            "DriverOverran",
+            format!(
+                "the driver did not stop within its timeout + {} s",
+                GRACE.as_secs()
+            ),
+        );
+    }
+    let text = String::from_utf8_lossy(&stdout);
+    match text.lines().rev().find(|l| !l.trim().is_empty()) {
+        Some(l) => match serde_json::from_str::<Value>(l) {
+            Ok(v) if v.is_object() => v,
+            _ => failed(
+                "BadDriverLine",
+                format!("the driver's last line is not a JSON object: {l}"),
+            ),
+        },
+        None => {
+            let e = String::from_utf8_lossy(&stderr);
+            let tail: String = e
+                .chars()
+                .rev()
+                .take(400)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            failed(
+                "NoOutput",
+                format!("the driver printed nothing; stderr: {tail}"),
+            )
+        }
+    }
+}
+
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // The driver leads its own process group (see `run_driver`): end it with everything
+        // it started (a client may spawn helpers).
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(format!("-{}", child.id()))
+            .stderr(Stdio::null())
+            .status();
+    }
+    let _ = child.kill();
+}
