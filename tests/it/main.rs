@@ -10,6 +10,7 @@ mod check_cli;
 mod check_library;
 mod cite_quotes;
 mod cli_conventions;
+mod context_checks;
 mod deep_json;
 mod diag_record;
 mod discovery;
