@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
+use crate::wire::exchange::BodyEnd;
 
 crate::check_api::declare_checks! {
     "irr_has_inputs_or_state" => irr_has_inputs_or_state, [], [], INPUT_REQUIRED,
@@ -11,6 +12,8 @@ crate::check_api::declare_checks! {
         "an input request needs a client capability the request did not declare";
     "irr_keys_unique" => irr_keys_unique, [], [], INPUT_REQUIRED,
         "`inputRequests` repeats a key in the raw JSON";
+    "missing_input_asked_again" => missing_input_asked_again, [], [], REQUEST,
+        "a retry whose `inputResponses` answer none of the `inputRequests` of the result it answers (as recorded in the exchange's `retry`, with the `requestState` unaltered) got a JSON-RPC error; a new `input_required` result passes, a final result shows the input was not necessary";
 }
 
 fn irr<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
@@ -122,4 +125,57 @@ fn irr_keys_unique(cx: &Cx<'_>, _: &Params) -> Eval {
         })
         .collect();
     Eval::from_hits(hits)
+}
+
+/// 2026-07-28 basic/patterns/mrtr, Error Handling: "If the client fails to send all the
+/// information requested in a previous InputRequests, and the missing information is necessary
+/// for the server to process the request, the server SHOULD respond with a new
+/// InputRequiredResult requesting the missing information again, rather than returning an
+/// error." Judged only for a retry that answers none of the requests (so that the error cannot
+/// be about an answer given) and sends back the state it received (so that it cannot be about
+/// the state).
+fn missing_input_asked_again(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(retry) = cx.an.ex.retry.as_ref() else {
+        return Eval::NotApplicable;
+    };
+    let Some(requested) = retry.input_requests.as_ref().filter(|r| !r.is_empty()) else {
+        return Eval::NotApplicable;
+    };
+    if retry.request_state_altered || cx.an.req.body.is_none() {
+        return Eval::NotApplicable;
+    }
+    let responses = cx
+        .an
+        .req
+        .params
+        .and_then(|p| p.get("inputResponses"))
+        .and_then(Value::as_object);
+    if responses.is_some_and(|r| r.keys().any(|k| requested.contains_key(k))) {
+        return Eval::NotApplicable;
+    }
+    // A transient answer (overload, a gateway) or a cut-off body says nothing.
+    if matches!(cx.an.status(), 408 | 429 | 502 | 503 | 504)
+        || cx.message().is_none() && cx.an.ex.end != BodyEnd::Complete
+    {
+        return Eval::NotApplicable;
+    }
+    if *cx.kind() == ResultKind::InputRequired {
+        return Eval::Pass;
+    }
+    if cx.members().error.is_none() {
+        // A final result: the input was not necessary after all.
+        return Eval::NotApplicable;
+    }
+    let error = cx
+        .error_code()
+        .map_or_else(|| "an error".to_string(), |c| format!("error {c}"));
+    let keys: Vec<String> = requested.keys().map(|k| format!("`{k}`")).collect();
+    Eval::hit(
+        "/error",
+        format!(
+            "the retry answered none of the input requests ({}) and got {error} (HTTP {}); the server should answer with a new input_required result asking for the missing input again",
+            keys.join(", "),
+            cx.an.status()
+        ),
+    )
 }

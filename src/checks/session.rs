@@ -1,22 +1,98 @@
 //! Session checks (2025-11-25): what the server may send within what `initialize` negotiated,
-//! when the exchange file records it.
+//! and how it answers a request without its session id or in a session that ended, when the
+//! exchange file records the session (`initialize`, `session`).
 
 use super::mrtr::missing_capability;
 use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::vocab::http::reason_phrase;
+use crate::vocab::protocol::header;
 use crate::wire::analysis::MessageKind;
+use crate::wire::excerpt;
+use crate::wire::exchange::BodyEnd;
 
 crate::check_api::declare_checks! {
     "server_request_negotiated" => server_request_negotiated, ["methods"], ["methods"], STREAM,
         "a server request on the response stream needs a client capability the client did not declare in `initialize` (as recorded in the exchange's `initialize`)";
-    "active_only" => active_only, ["code", "status"], [], NONE,
-        "never on one exchange: what the rule asks depends on what the client did before (e.g. ended the session); `probe --active`, which knows, judges it";
+    "session_id_left_out" => session_id_left_out, ["status"], ["status"], NONE,
+        "a request other than `initialize` left out the MCP-Session-Id the server issued (the exchange's `session`) and was rejected with a status other than `status`; a 2xx without a JSON-RPC error (served) and a transient 408, 429, 502, 503 or 504 are not judged";
+    "ended_session_served" => ended_session_served, ["status"], ["status"], NONE,
+        "a request carried the MCP-Session-Id of a session that had ended (the exchange's `session.ended`) and got a status other than `status`; a transient 408, 429, 502, 503 or 504 is not judged";
 }
 
-/// Rules about a server's answer to a request whose meaning depends on the client's earlier
-/// requests (a session it ended, a session id it left out on purpose) cannot be judged from
-/// the exchange alone; `probe --active` judges them against its own record.
-fn active_only(_: &Cx<'_>, _: &Params) -> Eval {
-    Eval::NotApplicable
+/// An answer that says nothing about the request (the server is overloaded or a gateway
+/// failed), or a body cut off before any message: the session rules leave it unjudged.
+fn transient(cx: &Cx<'_>) -> bool {
+    matches!(cx.an.status(), 408 | 429 | 502 | 503 | 504)
+        || cx.message().is_none() && cx.an.ex.end != BodyEnd::Complete
+}
+
+/// What the server answered, for a hit's message.
+fn answered(cx: &Cx<'_>) -> String {
+    let s = cx.an.status();
+    match cx.error_code() {
+        Some(c) => format!("HTTP {s} {} with error {c}", reason_phrase(s)),
+        None => format!("HTTP {s} {}", reason_phrase(s)),
+    }
+}
+
+/// 2025-11-25 basic/transports, Session Management: "Servers that require a session ID SHOULD
+/// respond to requests without an MCP-Session-Id header (other than initialization) with HTTP
+/// 400 Bad Request." A server that serves the request does not require the id, which is
+/// allowed; one that rejects it otherwise leaves the client unable to tell a lost id from an
+/// ended session.
+fn session_id_left_out(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(status), Some(session)) = (p.status, cx.an.ex.session.as_ref()) else {
+        return Eval::NotApplicable;
+    };
+    if cx.an.ex.request.headers.get(header::SESSION_ID).is_some()
+        || cx.an.req.method == Some("initialize")
+        || transient(cx)
+    {
+        return Eval::NotApplicable;
+    }
+    if cx.an.status() == status {
+        return Eval::Pass;
+    }
+    if cx.an.is_2xx() && cx.error_code().is_none() {
+        // Served: the server does not require the session id.
+        return Eval::NotApplicable;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request left out the {} the server issued ({}) and was rejected with {}; a server that requires the session id should answer HTTP {status} {}",
+            header::SESSION_ID,
+            excerpt(session.id.trim().as_bytes(), 80),
+            answered(cx),
+            reason_phrase(status)
+        ),
+    )
+}
+
+/// 2025-11-25 basic/transports, Session Management: "The server MAY terminate the session at
+/// any time, after which it MUST respond to requests containing that session ID with HTTP 404
+/// Not Found." A 2xx DELETE is the server ending it.
+fn ended_session_served(cx: &Cx<'_>, p: &Params) -> Eval {
+    let (Some(status), Some(session)) = (p.status, cx.an.ex.session.as_ref()) else {
+        return Eval::NotApplicable;
+    };
+    let carried = cx.an.ex.request.headers.get(header::SESSION_ID);
+    if !session.ended || carried.map(str::trim) != Some(session.id.trim()) || transient(cx) {
+        return Eval::NotApplicable;
+    }
+    if cx.an.status() == status {
+        return Eval::Pass;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request carried the {} of a session that had ended ({}) and got {}; the server must answer HTTP {status} {} so that the client starts a new session",
+            header::SESSION_ID,
+            excerpt(session.id.trim().as_bytes(), 80),
+            answered(cx),
+            reason_phrase(status)
+        ),
+    )
 }
 
 fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {

@@ -544,6 +544,8 @@ fn tools_call_record(
         end,
         tool: None,
         initialize: None,
+        session: None,
+        retry: None,
         protocol: None,
     }))
 }

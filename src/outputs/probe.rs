@@ -402,6 +402,18 @@ fn exchange_file_of(
         },
         tool: ex.tool.as_ref().map(redact::value),
         initialize: ex.initialize.clone(),
+        session: ex.session.clone(),
+        retry: ex
+            .retry
+            .as_ref()
+            .map(|r| crate::wire::exchange::RecordedRetry {
+                input_requests: r.input_requests.as_ref().map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), redact::value(v)))
+                        .collect()
+                }),
+                ..r.clone()
+            }),
         expect: Default::default(),
     }
 }

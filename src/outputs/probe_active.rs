@@ -19,9 +19,12 @@ pub struct ActiveOut {
     /// What was sent.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub sent: String,
-    /// The rule whose expectation the check tests.
+    /// The rule whose expectation the check tests (absent for a check that tests a spec
+    /// sentence no rule of the table encodes, `tampered-state`).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub rule: String,
-    /// The rule's citation under the run's revision (URL and quote).
+    /// The rule's citation under the run's revision (URL and quote), or the sentence a check
+    /// without a rule tests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cite: Option<CiteOut>,
     /// What the rule says the server must answer.
@@ -62,16 +65,15 @@ fn esc(s: &str) -> String {
 
 /// The output form of a run's active checks.
 pub fn active_out(r: &RevisionRun) -> Vec<ActiveOut> {
-    let table = crate::judge::Engine::builtin().table();
     r.active
         .iter()
         .map(|c| ActiveOut {
             check: c.check.to_string(),
             sent: shown(&c.sent),
             rule: c.rule.to_string(),
-            cite: table.active_rule(r.protocol, c.rule).map(|a| CiteOut {
-                url: a.cite.url.clone(),
-                quote: a.cite.quote.clone(),
+            cite: c.cite(r.protocol).map(|cite| CiteOut {
+                url: cite.url,
+                quote: cite.quote,
             }),
             expected: c.expected,
             got: c.got.as_deref().map(shown),
@@ -105,7 +107,7 @@ pub fn render_active(out: &mut String, r: &RevisionRun, style: Style) {
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", style.bold("-- active checks"));
     for c in &r.active {
-        render_check(out, c, style);
+        render_check(out, c, &c.cited(r.protocol), style);
     }
     // The error paths the auto calls already provoke (an unknown tool, invalid arguments) are
     // judged calls above; listed here once more, by verdict, so that the block is complete.
@@ -150,14 +152,14 @@ pub fn render_active(out: &mut String, r: &RevisionRun, style: Style) {
     );
 }
 
-fn render_check(out: &mut String, c: &ActiveCheck, style: Style) {
+fn render_check(out: &mut String, c: &ActiveCheck, cited: &str, style: Style) {
     let (mark, what) = match &c.result {
         ActiveResult::Passed => (
             "passed",
             format!(
                 "{} ({})",
                 c.got.as_deref().map_or_else(String::new, esc),
-                c.rule
+                cited
             ),
         ),
         ActiveResult::Findings if c.as_expected => (
@@ -165,7 +167,7 @@ fn render_check(out: &mut String, c: &ActiveCheck, style: Style) {
             format!(
                 "{} as expected ({}), but the answer breaks other rules",
                 c.got.as_deref().map_or_else(String::new, esc),
-                c.rule
+                cited
             ),
         ),
         ActiveResult::Findings => (

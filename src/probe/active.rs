@@ -18,6 +18,15 @@
 //! version older than every MCP revision, one without the session id the server issued, and,
 //! once the server has answered the probe's DELETE, one in the session it ended.
 //!
+//! What the probe knows and one exchange does not show is recorded with the exchange, so that
+//! the engine judges it there (and again from a `--record` file): the session the server
+//! issued and whether the probe's DELETE ended it (`session`), the `input_required` result a
+//! retry answers and whether its `requestState` was altered (`retry`). The altered-state retry
+//! tests no rule of the table: the spec binds only a server whose state "influences
+//! authorization, resource access, or business logic", which no exchange shows, so a rejection
+//! passes and a retry the server took is not judged; the check cites the spec sentence itself
+//! ([`ActiveCheck::cite`]).
+//!
 //! A check that cannot apply is reported as skipped, with why; an answer the spec leaves open
 //! (a dual-era server answering `initialize`, a transient 429 or 5xx) is reported as not
 //! judged, never as a finding.
@@ -29,12 +38,25 @@ use super::http::{Outgoing, Received};
 use super::runner::Runner;
 use super::steps::post_step;
 use crate::judge::{Engine, Judgement, Options, judge};
+use crate::rules::Cite;
 use crate::vocab::protocol::{code, header, meta};
 use crate::vocab::{Actor, Level, Protocol, Severity};
-use crate::wire::exchange::{Exchange, Headers, RecordedRequest};
+use crate::wire::exchange::{Exchange, Headers, RecordedRequest, RecordedRetry, RecordedSession};
 
 /// A protocol version no MCP server implements: it precedes the first revision (2024-11-05).
 pub const BOGUS_VERSION: &str = "2000-01-01";
+
+/// The check that sends back an altered `requestState` (2026-07-28).
+const TAMPERED_STATE: &str = "tampered-state";
+
+/// What `tampered-state` tests: 2026-07-28 basic/patterns/mrtr, Server Requirements. It is no
+/// rule of the table: the sentence binds only a server whose state "influences authorization,
+/// resource access, or business logic", which no exchange shows, so a server that takes an
+/// altered state is not known to break it and only a rejection is judged (passed).
+const STATE_VERIFIED: (&str, &str) = (
+    "basic/patterns/mrtr#server-requirements-basic-workflow",
+    "If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification.",
+);
 
 /// What a check expects: an HTTP status and, for 2026-07-28, a JSON-RPC error code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -98,7 +120,8 @@ pub struct ActiveCheck {
     pub check: &'static str,
     /// What was sent.
     pub sent: String,
-    /// The rule whose expectation the check tests.
+    /// The rule whose expectation the check tests; empty for a check that tests a spec
+    /// sentence no rule encodes (see [`ActiveCheck::cite`]).
     pub rule: &'static str,
     /// What the rule says the server must answer.
     pub expected: Option<Expected>,
@@ -127,6 +150,33 @@ impl ActiveCheck {
             result: ActiveResult::Skipped(why.into()),
             findings: Vec::new(),
             exchange: None,
+        }
+    }
+
+    /// The spec sentence the check tests under `p`: its rule's citation, or, for a check that
+    /// tests no rule of the table (`tampered-state`), the sentence itself.
+    pub fn cite(&self, p: Protocol) -> Option<Cite> {
+        if let Some(a) = Engine::builtin().table().active_rule(p, self.rule) {
+            return Some(a.cite.clone());
+        }
+        let (page, quote) = match self.check {
+            TAMPERED_STATE => STATE_VERIFIED,
+            _ => return None,
+        };
+        let docs = &Engine::builtin().table().profile(p).docs;
+        Some(Cite {
+            url: format!("{docs}/{page}"),
+            section: format!("{p} {page}"),
+            quote: quote.to_string(),
+        })
+    }
+
+    /// The rule the check tests, or, for a check that tests no rule, the section it cites.
+    pub fn cited(&self, p: Protocol) -> String {
+        if self.rule.is_empty() {
+            self.cite(p).map(|c| c.section).unwrap_or_default()
+        } else {
+            self.rule.to_string()
         }
     }
 
@@ -160,6 +210,11 @@ struct Probe {
     strict: bool,
     /// How the answer is judged.
     kind: Kind,
+    /// Whether the request is sent in the session the server ended (2025-11-25): recorded as
+    /// `session.ended` with the exchange.
+    ended: bool,
+    /// The `input_required` result the request answers (2026-07-28), recorded as `retry`.
+    retry: Option<RecordedRetry>,
 }
 
 /// The base of a check's request: judged against its rule's status and code, strictly, with
@@ -176,6 +231,8 @@ impl Default for Probe {
             also: Vec::new(),
             strict: true,
             kind: Kind::Expect,
+            ended: false,
+            retry: None,
         }
     }
 }
@@ -187,8 +244,9 @@ enum Kind {
     /// Any rejection (a JSON-RPC error, a 4xx) passes; a served request is not judged, for
     /// the reason given.
     Rejection(String),
-    /// A new `input_required` result passes; a JSON-RPC error is a finding; anything else is
-    /// not judged.
+    /// As the engine judges the retry (its rule reads the exchange's `retry`): a new
+    /// `input_required` result passes, a JSON-RPC error is a finding; anything else is not
+    /// judged.
     AskAgain,
 }
 
@@ -557,7 +615,7 @@ impl Runner<'_> {
     /// the `inputRequests`. Only for a tool the probe may call, since an accepted retry runs
     /// it.
     fn mrtr_probes(&mut self) -> Vec<Result<Probe, Skip>> {
-        let tampered = ("tampered-state", "mrtr.request-state-verified");
+        let tampered = (TAMPERED_STATE, "");
         let unmatched = (
             "unmatched-input-responses",
             "mrtr.missing-input-asked-again",
@@ -672,6 +730,10 @@ impl Runner<'_> {
                         kind: Kind::Rejection(
                             "the server took the altered requestState; integrity protection is required only where the state influences authorization, resource access or business logic, which cannot be seen from outside".into(),
                         ),
+                        retry: Some(RecordedRetry {
+                            input_requests: reqs.cloned(),
+                            request_state_altered: true,
+                        }),
                         ..Probe::default()
                     }));
                 }
@@ -711,6 +773,10 @@ impl Runner<'_> {
                     body,
                     headers: headers(self),
                     kind: Kind::AskAgain,
+                    retry: Some(RecordedRetry {
+                        input_requests: Some(reqs.clone()),
+                        request_state_altered: false,
+                    }),
                     ..Probe::default()
                 }));
             }
@@ -855,6 +921,7 @@ impl Runner<'_> {
                     ),
                     body,
                     headers,
+                    ended: true,
                     ..Probe::default()
                 })
             }
@@ -978,6 +1045,13 @@ impl Runner<'_> {
             end: r.end,
             tool: None,
             initialize: self.negotiated.clone(),
+            // What the probe knows and one exchange does not show: the session the server
+            // issued (and whether it ended), the result a retry answers.
+            session: self.session.clone().map(|id| RecordedSession {
+                id,
+                ended: probe.ended,
+            }),
+            retry: probe.retry.clone(),
             protocol: Some(vec![self.p]),
         };
         let judgement = judge(
@@ -1007,6 +1081,8 @@ impl Runner<'_> {
                 by_engine: true,
             });
         }
+        // The check's own rule first (as the probe listed its own finding first).
+        c.findings.sort_by_key(|f| f.rule != probe.rule);
         let mut exchange = exchange;
         super::call::redact_headers(&mut exchange);
         c.exchange = Some((exchange, judgement));
@@ -1035,18 +1111,20 @@ impl Runner<'_> {
                 return self.conclude(c);
             }
             Kind::AskAgain => {
-                if code.is_some() && !c.findings.iter().any(|f| f.severity == Severity::Error) {
-                    let message = format!(
-                        "{}: expected a new input_required result asking again, got {got}",
-                        probe.sent
+                // The engine judged the retry (the exchange records what it answers): an error
+                // is its finding; a final result is not judged.
+                if result_type != Some("input_required") && c.findings.is_empty() {
+                    c.result = ActiveResult::NotJudged(
+                        if code.is_none() && (200..300).contains(&r.status) {
+                            format!(
+                                "{got}: the server did without the input it had asked for, so it was not necessary"
+                            )
+                        } else {
+                            format!(
+                                "{got}: neither a JSON-RPC error nor a new input_required result"
+                            )
+                        },
                     );
-                    if let Some(f) = probe_finding(self.p, probe.rule, message) {
-                        c.findings.insert(0, f);
-                    }
-                } else if result_type != Some("input_required") && c.findings.is_empty() {
-                    c.result = ActiveResult::NotJudged(format!(
-                        "{got}: the server did without the input it had asked for, so it was not necessary"
-                    ));
                 }
                 return self.conclude(c);
             }

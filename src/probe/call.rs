@@ -266,6 +266,8 @@ impl Runner<'_> {
             end: r.end,
             tool,
             initialize: self.negotiated.clone(),
+            session: None,
+            retry: None,
             protocol: Some(vec![self.p]),
         }
     }
@@ -287,6 +289,12 @@ pub(super) fn redact_headers(ex: &mut Exchange) {
     };
     ex.request.headers = redacted(&ex.request.headers);
     ex.response_headers = redacted(&ex.response_headers);
+    // The session id recorded as context is redacted as the header it was sent in.
+    if let Some(s) = &mut ex.session {
+        s.id = policy
+            .header(crate::vocab::protocol::header::SESSION_ID, &s.id)
+            .into_owned();
+    }
 }
 
 #[cfg(test)]

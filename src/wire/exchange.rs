@@ -233,6 +233,39 @@ pub struct Negotiated {
     pub server_info: Option<Value>,
 }
 
+/// The session the exchange belongs to (2025-11-25 Streamable HTTP), as the client that
+/// recorded it knew it. A request recorded without the `MCP-Session-Id` header while `id` is
+/// given left the session id out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RecordedSession {
+    /// The `MCP-Session-Id` the server issued with its answer to `initialize`.
+    pub id: String,
+    /// Whether the session had ended before the request was sent: the client's `DELETE` of it
+    /// was answered with a 2xx status. `false` when absent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ended: bool,
+}
+
+/// The `InputRequiredResult` a request answers (2026-07-28 multi round-trip requests), as the
+/// client that recorded the retry knew it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RecordedRetry {
+    /// The `inputRequests` of that result, as received; the retry's `inputResponses` answer
+    /// them by key. Absent when the result carried none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<Map<String, Value>>,
+    /// Whether the client changed the `requestState` it received before sending it back (a
+    /// test client does, to see whether the server verifies it). `false` when absent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub request_state_altered: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// One revision, or several.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
@@ -303,6 +336,14 @@ pub struct ExchangeFile {
     /// of server requests against the client's declared capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initialize: Option<Negotiated>,
+    /// The session the request belongs to (2025-11-25), if known: enables the checks of the
+    /// answers to a request without the session id and to a request in an ended session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<RecordedSession>,
+    /// The `InputRequiredResult` the request answers, when it is a retry (2026-07-28), if
+    /// known: enables the check that a retry lacking the requested input is asked again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<RecordedRetry>,
     /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expect: BTreeMap<String, Expectation>,
@@ -327,6 +368,11 @@ pub struct Exchange {
     pub tool: Option<Value>,
     /// What `initialize` negotiated in the session (2025-11-25), if known.
     pub initialize: Option<Negotiated>,
+    /// The session the request belongs to (2025-11-25), if known.
+    pub session: Option<RecordedSession>,
+    /// The `InputRequiredResult` the request answers, when it is a retry (2026-07-28), if
+    /// known.
+    pub retry: Option<RecordedRetry>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
 }
@@ -353,6 +399,8 @@ impl Exchange {
             end: BodyEnd::Complete,
             tool: None,
             initialize: None,
+            session: None,
+            retry: None,
             protocol: None,
         }
     }
@@ -412,6 +460,18 @@ impl ExchangeBuilder {
     /// What `initialize` negotiated in the session (2025-11-25).
     pub fn initialize(mut self, negotiated: Negotiated) -> Self {
         self.ex.initialize = Some(negotiated);
+        self
+    }
+
+    /// The session the request belongs to (2025-11-25).
+    pub fn session(mut self, session: RecordedSession) -> Self {
+        self.ex.session = Some(session);
+        self
+    }
+
+    /// The `InputRequiredResult` the request answers, when it is a retry (2026-07-28).
+    pub fn retry(mut self, retry: RecordedRetry) -> Self {
+        self.ex.retry = Some(retry);
         self
     }
 
@@ -601,6 +661,8 @@ impl ExchangeFile {
             end: r.end,
             tool: self.tool,
             initialize: self.initialize,
+            session: self.session,
+            retry: self.retry,
             protocol: self.protocol.as_ref().map(ProtocolField::revisions),
         })
     }

@@ -11,6 +11,7 @@ mod check_library;
 mod cite_quotes;
 mod cli_conventions;
 mod clients;
+mod context_checks;
 mod deep_json;
 mod diag_record;
 mod discovery;

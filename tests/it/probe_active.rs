@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::judge::{Options, judge};
+use mcp_verdict::judge::{EvalStatus, Options, judge};
 use mcp_verdict::probe::{self, ActiveResult, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use mcp_verdict::serve::{self, Lenient, ServeConfig, ServerHandle};
 use mcp_verdict::vocab::Severity;
@@ -122,11 +122,7 @@ const ALL_CHECKS: [(Protocol, &str, &str); 12] = [
         "param-header",
         "transport.http.400-header-mismatch",
     ),
-    (
-        Protocol::V2026_07_28,
-        "tampered-state",
-        "mrtr.request-state-verified",
-    ),
+    (Protocol::V2026_07_28, "tampered-state", ""),
     (
         Protocol::V2026_07_28,
         "unmatched-input-responses",
@@ -324,6 +320,18 @@ fn an_altered_request_state_taken_is_not_judged() {
         "{c:?}"
     );
     assert!(c.findings.is_empty());
+    // No rule of the table: the check cites the spec sentence it tests.
+    assert_eq!(c.rule, "");
+    let cite = c.cite(Protocol::V2026_07_28).unwrap();
+    assert!(
+        cite.url
+            .ends_with("2026-07-28/basic/patterns/mrtr#server-requirements-basic-workflow"),
+        "{cite:?}"
+    );
+    assert!(
+        cite.quote
+            .contains("MUST reject state that fails verification")
+    );
     assert_eq!(report.exit_code(), 0, "{}", summary(&report));
     // Against baseline the same retry is rejected: passed.
     let report = probe("baseline");
@@ -377,6 +385,99 @@ fn active_exchanges_are_recorded_and_rejudge() {
             assert!(ids(&j).contains(&"transport.http.header-mismatch-rejected".to_string()));
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The checks whose rules depend on what the probe sent before (the session it left out or
+/// ended, the input_required result a retry answers) record that context in their exchange
+/// files, so that `check` on the recording reaches the probe's verdict: triggered against the
+/// planted deviation, satisfied against baseline. The session id is redacted in the context
+/// as in the header.
+#[test]
+fn context_dependent_checks_rejudge_from_their_recordings() {
+    let cases = [
+        (
+            "lenient:session",
+            Protocol::V2025_11_25,
+            "missing-session",
+            "transport.http.400-missing-session",
+        ),
+        (
+            "lenient:ended_session",
+            Protocol::V2025_11_25,
+            "ended-session",
+            "transport.http.404-ended-session",
+        ),
+        (
+            "lenient:input_responses",
+            Protocol::V2026_07_28,
+            "unmatched-input-responses",
+            "mrtr.missing-input-asked-again",
+        ),
+    ];
+    let baseline = probe("baseline");
+    for (scenario, p, check, rule) in cases {
+        for (report, planted) in [(probe(scenario), true), (baseline.clone(), false)] {
+            let tag = format!("{scenario} planted={planted} {check}");
+            let dir = temp_dir("probe-active-context");
+            let paths = report.write_records(&dir).unwrap();
+            let path = paths
+                .iter()
+                .find(|p| p.to_string_lossy().contains(&format!("active-{check}")))
+                .unwrap_or_else(|| panic!("{tag}: no recording in {paths:?}"));
+            let text = std::fs::read_to_string(path).unwrap();
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            if p == Protocol::V2025_11_25 {
+                assert_eq!(doc["session"]["id"], "[REDACTED]", "{tag}: {text}");
+                assert_eq!(
+                    doc["session"]["ended"] == true,
+                    check == "ended-session",
+                    "{tag}"
+                );
+            } else {
+                assert!(doc["retry"]["inputRequests"].is_object(), "{tag}: {text}");
+            }
+            let file = ExchangeFile::from_slice(text.as_bytes()).unwrap();
+            let ex = file.to_exchange().unwrap();
+            let j = judge(&ex, &Options::default()).unwrap();
+            let v = &j.verdicts[0];
+            assert_eq!(v.protocol, p);
+            let table = mcp_verdict::Engine::builtin().table();
+            let i = table
+                .active(p)
+                .iter()
+                .position(|a| table.rule_of(a).id == rule)
+                .unwrap();
+            let c = report
+                .run(p)
+                .unwrap()
+                .active
+                .iter()
+                .find(|c| c.check == check)
+                .unwrap();
+            if planted {
+                assert_eq!(v.evaluations[i], EvalStatus::Triggered, "{tag}");
+                assert!(
+                    c.findings.iter().any(|f| f.rule == rule && f.by_engine),
+                    "{tag}: {c:?}"
+                );
+            } else {
+                assert_eq!(v.evaluations[i], EvalStatus::Passed, "{tag}");
+                assert_eq!(c.result, ActiveResult::Passed, "{tag}");
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    // The altered-state retry records that the state was altered; no rule judges it.
+    let report = probe("lenient:request_state");
+    let dir = temp_dir("probe-active-context-state");
+    let paths = report.write_records(&dir).unwrap();
+    let path = paths
+        .iter()
+        .find(|p| p.to_string_lossy().contains("active-tampered-state"))
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(doc["retry"]["requestStateAltered"], true);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
