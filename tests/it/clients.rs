@@ -230,8 +230,13 @@ fn two_real_clients_on_a_fixed_subset_give_well_formed_stable_cells() {
     cmd.args([
         "clients",
         "--quiet",
+        // Generous, and one cell at a time, for a loaded machine (the test runs beside the
+        // others): a client slower than this to conclude would show as a hang, and the cells
+        // would differ from the expected ones.
         "--timeout",
-        "5",
+        "20",
+        "--jobs",
+        "1",
         "--client",
         "ts-sdk-v2",
         "--client",
