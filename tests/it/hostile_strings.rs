@@ -7,8 +7,6 @@
 //! sequences of their own (`ESC [ digits m`); nothing else unsafe. JSON formats stay valid
 //! JSON that parses back to the exact strings.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -17,6 +15,7 @@ use mcp_verdict::outputs::safe::is_unsafe;
 use serde_json::{Value, json};
 
 use crate::support::cli::{bin, run};
+use crate::support::http::{Options, Scripted, respond, serve_with};
 use crate::support::temp::temp_dir;
 
 /// Everything a terminal or a log reader might obey.
@@ -304,79 +303,51 @@ fn jsonl_lines() {
 }
 
 /// A server that answers every request with hostile strings: its name, a tool's name, a
-/// result's `resultType`. Serves `connections` connections, then stops.
-fn hostile_server(connections: usize) -> (String, std::thread::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let handle = std::thread::spawn(move || {
-        for stream in listener.incoming().take(connections) {
-            let Ok(mut stream) = stream else { return };
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            loop {
-                let mut head = Vec::new();
-                let mut length = 0usize;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                    head.push(line);
-                }
-                if head.is_empty() {
-                    break;
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    break;
-                }
-                let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                let id = req.get("id").cloned();
-                let result = match req["method"].as_str() {
-                    Some("initialize") => Some(json!({
-                        "protocolVersion": "2025-11-25",
-                        "capabilities": {"tools": {}},
-                        "serverInfo": {"name": H, "version": H}
-                    })),
-                    Some("tools/list") => Some(json!({"tools": [
-                        {"name": H, "description": H, "inputSchema": {"type": "object"}},
-                        {"name": "echo", "inputSchema": {"type": "object"}}
-                    ]})),
-                    Some("tools/call") => Some(json!({
-                        "resultType": H,
-                        "content": [{"type": "text", "text": H}]
-                    })),
-                    _ => None,
-                };
-                let (status, body) = match (id, result) {
-                    (Some(id), Some(r)) => (
-                        "200 OK",
-                        json!({"jsonrpc": "2.0", "id": id, "result": r}).to_string(),
-                    ),
-                    (Some(id), None) => (
-                        "200 OK",
-                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": H}})
-                            .to_string(),
-                    ),
-                    (None, _) => ("202 Accepted", String::new()),
-                };
-                let response = format!(
-                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                if stream.write_all(response.as_bytes()).is_err() {
-                    break;
-                }
-            }
-        }
-    });
-    (url, handle)
+/// result's `resultType`. Serves `connections` connections, one after the other, then stops.
+fn hostile_server(connections: usize) -> Scripted {
+    let options = Options {
+        read_timeout: Some(Duration::from_secs(5)),
+        one_at_a_time: true,
+        connections: Some(connections),
+    };
+    serve_with(options, |request, stream, _| {
+        let req = &request.body;
+        let id = req.get("id").cloned();
+        let result = match req["method"].as_str() {
+            Some("initialize") => Some(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": H, "version": H}
+            })),
+            Some("tools/list") => Some(json!({"tools": [
+                {"name": H, "description": H, "inputSchema": {"type": "object"}},
+                {"name": "echo", "inputSchema": {"type": "object"}}
+            ]})),
+            Some("tools/call") => Some(json!({
+                "resultType": H,
+                "content": [{"type": "text", "text": H}]
+            })),
+            _ => None,
+        };
+        let (status, body) = match (id, result) {
+            (Some(id), Some(r)) => (
+                "200 OK",
+                json!({"jsonrpc": "2.0", "id": id, "result": r}).to_string(),
+            ),
+            (Some(id), None) => (
+                "200 OK",
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": H}})
+                    .to_string(),
+            ),
+            (None, _) => ("202 Accepted", String::new()),
+        };
+        respond(
+            stream,
+            status,
+            "Content-Type: application/json\r\nMcp-Session-Id: s1\r\n",
+            &body,
+        )
+    })
 }
 
 #[test]
@@ -384,8 +355,8 @@ fn probe_text_and_json() {
     use mcp_verdict::outputs::Style;
     use mcp_verdict::outputs::probe::render_text;
     use mcp_verdict::probe::{CallSpec, ProbeConfig};
-    let (url, _server) = hostile_server(64);
-    let mut config = ProbeConfig::new(url);
+    let server = hostile_server(64);
+    let mut config = ProbeConfig::new(server.url());
     config.protocols = vec![mcp_verdict::Protocol::V2025_11_25];
     config.calls = vec![CallSpec {
         name: "echo".into(),

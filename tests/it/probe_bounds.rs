@@ -3,21 +3,17 @@
 //! with what happened, and the probe exits 1.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::support::http::write_json_response;
+use crate::support::http::{Log, Request, SSE_HEAD, serve, write_json_response, write_json_result};
 use mcp_verdict::Protocol;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, ProbeReport, Timeouts};
 use serde_json::{Value, json};
 
 fn sse_head(stream: &mut TcpStream) -> bool {
-    stream
-        .write_all(
-            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
-        )
-        .is_ok()
+    stream.write_all(SSE_HEAD.as_bytes()).is_ok()
 }
 
 fn progress(id: &Value, n: u64) -> String {
@@ -26,137 +22,93 @@ fn progress(id: &Value, n: u64) -> String {
     format!("event: message\ndata: {msg}\n\n")
 }
 
-/// Reads one request (head and Content-Length body); None when the peer went away.
-fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Value> {
-    let mut chunk = [0u8; 8192];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
+/// Answers one request; each tool misbehaves its own way. False to close the connection.
+fn answer(request: &Request, stream: &mut TcpStream, _: &Log) -> bool {
+    let body = &request.body;
+    let id = body["id"].clone();
+    let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "bad", "version": "1"}});
+    let result = match body["method"].as_str().unwrap_or("") {
+        "server/discover" => json!({
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": meta
+        }),
+        "tools/list" => {
+            let tools: Vec<Value> = ["stall", "cut", "redirect", "flood", "huge", "drip", "ok"]
+                .iter()
+                .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+                .collect();
+            json!({"tools": tools, "resultType": "complete", "ttlMs": 0,
+                   "cacheScope": "private", "_meta": meta})
         }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let len: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
-    buf.drain(..head_end + len);
-    Some(body)
-}
-
-/// Serves one connection; each tool misbehaves its own way.
-fn serve_connection(mut stream: TcpStream) {
-    let mut buf = Vec::new();
-    while let Some(body) = read_request(&mut stream, &mut buf) {
-        let id = body["id"].clone();
-        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "bad", "version": "1"}});
-        let result = match body["method"].as_str().unwrap_or("") {
-            "server/discover" => json!({
-                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": meta
-            }),
-            "tools/list" => {
-                let tools: Vec<Value> = ["stall", "cut", "redirect", "flood", "huge", "drip", "ok"]
-                    .iter()
-                    .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
-                    .collect();
-                json!({"tools": tools, "resultType": "complete", "ttlMs": 0,
-                       "cacheScope": "private", "_meta": meta})
-            }
-            "tools/call" => {
-                let done = json!({"jsonrpc": "2.0", "id": id, "result": {
-                    "content": [{"type": "text", "text": "ok"}], "resultType": "complete"}});
-                match body["params"]["name"].as_str().unwrap_or("") {
-                    "stall" => {
-                        // One event, then silence until the client gives up.
-                        if sse_head(&mut stream) {
-                            let _ = stream.write_all(progress(&id, 1).as_bytes());
-                            let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
-                            let _ = stream.read(&mut [0u8; 16]);
+        "tools/call" => {
+            let done = json!({"jsonrpc": "2.0", "id": id, "result": {
+                "content": [{"type": "text", "text": "ok"}], "resultType": "complete"}});
+            match body["params"]["name"].as_str().unwrap_or("") {
+                "stall" => {
+                    // One event, then silence until the client gives up.
+                    if sse_head(stream) {
+                        let _ = stream.write_all(progress(&id, 1).as_bytes());
+                        let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
+                        let _ = stream.read(&mut [0u8; 16]);
+                    }
+                    return false;
+                }
+                "cut" => {
+                    let text = done.to_string();
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        text.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes());
+                    let _ = stream.write_all(&text.as_bytes()[..text.len() / 2]);
+                    return false;
+                }
+                "redirect" => {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n",
+                    );
+                    return true;
+                }
+                "flood" => {
+                    // Events as fast as the client reads them, forever.
+                    if sse_head(stream) {
+                        let mut n = 0;
+                        while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
+                            n += 1;
                         }
-                        return;
                     }
-                    "cut" => {
-                        let text = done.to_string();
-                        let head = format!(
-                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-                            text.len()
-                        );
-                        let _ = stream.write_all(head.as_bytes());
-                        let _ = stream.write_all(&text.as_bytes()[..text.len() / 2]);
-                        return;
+                    return false;
+                }
+                "huge" => {
+                    // One event whose data never ends.
+                    if sse_head(stream) {
+                        let _ = stream.write_all(b"data: {\"x\": \"");
+                        let block = vec![b'a'; 64 * 1024];
+                        while stream.write_all(&block).is_ok() {}
                     }
-                    "redirect" => {
-                        let _ = stream.write_all(
-                            b"HTTP/1.1 302 Found\r\nLocation: /elsewhere\r\nContent-Length: 0\r\n\r\n",
-                        );
-                        continue;
-                    }
-                    "flood" => {
-                        // Events as fast as the client reads them, forever.
-                        if sse_head(&mut stream) {
-                            let mut n = 0;
-                            while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
-                                n += 1;
-                            }
+                    return false;
+                }
+                "drip" => {
+                    // An event every 50 ms: never idle, never done.
+                    if sse_head(stream) {
+                        let mut n = 0;
+                        while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
+                            n += 1;
+                            thread::sleep(Duration::from_millis(50));
                         }
-                        return;
                     }
-                    "huge" => {
-                        // One event whose data never ends.
-                        if sse_head(&mut stream) {
-                            let _ = stream.write_all(b"data: {\"x\": \"");
-                            let block = vec![b'a'; 64 * 1024];
-                            while stream.write_all(&block).is_ok() {}
-                        }
-                        return;
-                    }
-                    "drip" => {
-                        // An event every 50 ms: never idle, never done.
-                        if sse_head(&mut stream) {
-                            let mut n = 0;
-                            while stream.write_all(progress(&id, n).as_bytes()).is_ok() {
-                                n += 1;
-                                thread::sleep(Duration::from_millis(50));
-                            }
-                        }
-                        return;
-                    }
-                    _ => {
-                        write_json_response(&mut stream, &done);
-                        continue;
-                    }
+                    return false;
+                }
+                _ => {
+                    write_json_response(stream, &done);
+                    return true;
                 }
             }
-            _ => json!({}),
-        };
-        write_json_response(
-            &mut stream,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        );
-    }
-}
-
-fn start() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            thread::spawn(move || serve_connection(conn));
         }
-    });
-    url
+        _ => json!({}),
+    };
+    write_json_result(stream, &id, result);
+    true
 }
 
 fn config(url: &str, tools: &[&str]) -> ProbeConfig {
@@ -188,7 +140,8 @@ fn step_of<'a>(report: &'a ProbeReport, tool: &str) -> &'a mcp_verdict::probe::H
 
 #[test]
 fn calls_that_never_complete_are_labelled_and_exit_1() {
-    let url = start();
+    let server = serve(answer);
+    let url = server.url();
     for (tool, label) in [
         ("stall", "stalled"),
         ("cut", "closed mid-body"),
@@ -245,7 +198,8 @@ fn calls_that_never_complete_are_labelled_and_exit_1() {
 
 #[test]
 fn the_deadline_ends_the_probe() {
-    let url = start();
+    let server = serve(answer);
+    let url = server.url();
     // Each drip call would take its whole total time (3 s); the deadline cuts the first and
     // leaves the others unsent.
     let mut c = config(&url, &["drip", "drip", "ok"]);
@@ -272,7 +226,8 @@ fn the_deadline_ends_the_probe() {
 #[test]
 #[ignore = "measures a chosen binary; run with MCP_VERDICT_PROBE_BIN and --ignored"]
 fn cli_against_a_misbehaving_server() {
-    let url = start();
+    let server = serve(answer);
+    let url = server.url();
     let bin = std::env::var("MCP_VERDICT_PROBE_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_mcp-verdict").to_string());
     let extra = std::env::var("MCP_VERDICT_PROBE_ARGS").unwrap_or_default();

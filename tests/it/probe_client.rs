@@ -6,7 +6,7 @@
 //! that lists only 2025-11-25 gets a 2025-11-25 run.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -15,130 +15,26 @@ use mcp_verdict::probe::{self, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use mcp_verdict::{Outcome, Protocol};
 use serde_json::{Map, Value, json};
 
-/// One request as the server received it, and when.
-#[derive(Debug, Clone)]
-struct Seen {
-    method: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-    at: Instant,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-    fn rpc(&self) -> Option<&str> {
-        self.body.get("method").and_then(Value::as_str)
-    }
-}
-
-type Log = Arc<Mutex<Vec<Seen>>>;
-
-/// What a handler does with one request: writes the response and says whether to keep the
-/// connection.
-type Handler = dyn Fn(&Seen, &mut TcpStream, &Log) -> bool + Send + Sync;
-
-fn read_request(stream: &mut TcpStream, buf: &mut Vec<u8>) -> Option<Seen> {
-    let mut chunk = [0u8; 8192];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let method = head.split(' ').next().unwrap_or("").to_string();
-    let headers: Vec<(String, String)> = head
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let len: usize = headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
-    buf.drain(..head_end + len);
-    Some(Seen {
-        method,
-        headers,
-        body,
-        at: Instant::now(),
-    })
-}
-
-/// Starts a server on a loopback port; every connection has its own thread.
-fn serve(handler: Arc<Handler>) -> (String, Log) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let log: Log = Arc::default();
-    let l = log.clone();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let (h, l) = (handler.clone(), l.clone());
-            thread::spawn(move || {
-                let mut buf = Vec::new();
-                while let Some(seen) = read_request(&mut stream, &mut buf) {
-                    l.lock().unwrap().push(seen.clone());
-                    if !h(&seen, &mut stream, &l) {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    (url, log)
-}
+use crate::support::http::{Log, Request, SSE_HEAD, respond, serve};
 
 fn json_reply(stream: &mut TcpStream, status: &str, body: &Value, extra: &str) -> bool {
-    let b = body.to_string();
-    stream
-        .write_all(
-            format!(
-                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{b}",
-                b.len()
-            )
-            .as_bytes(),
-        )
-        .is_ok()
+    let headers = format!("Content-Type: application/json\r\n{extra}");
+    respond(stream, status, &headers, &body.to_string())
 }
 
 fn empty_reply(stream: &mut TcpStream, status: &str) -> bool {
-    stream
-        .write_all(format!("HTTP/1.1 {status}\r\nContent-Length: 0\r\n\r\n").as_bytes())
-        .is_ok()
+    respond(stream, status, "", "")
 }
 
 fn sse_reply(stream: &mut TcpStream, events: &str) {
-    let _ = stream.write_all(
-        format!(
-            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{events}"
-        )
-        .as_bytes(),
-    );
+    let _ = stream.write_all(format!("{SSE_HEAD}{events}").as_bytes());
     let _ = stream.flush();
 }
 
 /// The parts of a 2025-11-25 session every legacy server here shares: initialize (with a
 /// session id), the initialized notification, a tools/list with `tools`, DELETE (405), and
 /// JSON-RPC responses POSTed by the client (202). Returns None for anything else.
-fn legacy_basics(seen: &Seen, s: &mut TcpStream, tools: &Value) -> Option<bool> {
+fn legacy_basics(seen: &Request, s: &mut TcpStream, tools: &Value) -> Option<bool> {
     let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
     match (seen.method.as_str(), seen.rpc()) {
         ("DELETE", _) => Some(empty_reply(s, "405 Method Not Allowed")),
@@ -182,7 +78,7 @@ fn legacy_config(url: &str) -> ProbeConfig {
 fn a_broken_stream_is_resumed_with_last_event_id_after_retry() {
     let tools = json!([{"name": "slow", "inputSchema": {"type": "object"}}]);
     let call_id: Arc<Mutex<Value>> = Arc::default();
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         if let Some(keep) = legacy_basics(seen, s, &tools) {
             return keep;
         }
@@ -205,7 +101,7 @@ fn a_broken_stream_is_resumed_with_last_event_id_after_retry() {
             _ => empty_reply(s, "400 Bad Request"),
         }
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let report = probe::run(&legacy_config(&url)).expect("reachable");
     let run = report.run(Protocol::V2025_11_25).unwrap();
     assert_eq!(run.status, RunStatus::Probed);
@@ -214,7 +110,7 @@ fn a_broken_stream_is_resumed_with_last_event_id_after_retry() {
     assert_eq!(x.verdict().outcome, Outcome::ToolSuccess);
     assert_eq!(report.exit_code(), 0);
 
-    let log = log.lock().unwrap();
+    let log = server.seen();
     let call = log.iter().find(|s| s.rpc() == Some("tools/call")).unwrap();
     let resume = log
         .iter()
@@ -251,7 +147,7 @@ fn a_broken_stream_is_resumed_with_last_event_id_after_retry() {
 #[test]
 fn a_stream_closed_without_an_event_id_is_not_resumed() {
     let tools = json!([{"name": "slow", "inputSchema": {"type": "object"}}]);
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         if let Some(keep) = legacy_basics(seen, s, &tools) {
             return keep;
         }
@@ -263,12 +159,12 @@ fn a_stream_closed_without_an_event_id_is_not_resumed() {
             _ => empty_reply(s, "405 Method Not Allowed"),
         }
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let report = probe::run(&legacy_config(&url)).expect("reachable");
     let x = &report.run(Protocol::V2025_11_25).unwrap().exchanges[0];
     assert!(x.unanswered.is_some());
     assert_eq!(report.exit_code(), 1);
-    let log = log.lock().unwrap();
+    let log = server.seen();
     assert!(
         !log.iter()
             .any(|s| s.method == "GET" && s.header("last-event-id").is_some())
@@ -278,7 +174,7 @@ fn a_stream_closed_without_an_event_id_is_not_resumed() {
 #[test]
 fn server_requests_on_the_get_stream_are_answered() {
     let tools = json!([{"name": "slow", "inputSchema": {"type": "object"}}]);
-    let handler: Arc<Handler> = Arc::new(move |seen, s, log| {
+    let server = serve(move |seen, s, log| {
         if let Some(keep) = legacy_basics(seen, s, &tools) {
             return keep;
         }
@@ -299,10 +195,8 @@ fn server_requests_on_the_get_stream_are_answered() {
                 let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
                     "params": {"level": "info", "data": "hi"}});
                 let _ = s.write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\ndata: {elicit}\n\ndata: {unknown}\n\ndata: {note}\n\n"
-                    )
-                    .as_bytes(),
+                    format!("{SSE_HEAD}data: {elicit}\n\ndata: {unknown}\n\ndata: {note}\n\n")
+                        .as_bytes(),
                 );
                 let _ = s.flush();
                 // Keep the stream open until the client closes it.
@@ -328,7 +222,7 @@ fn server_requests_on_the_get_stream_are_answered() {
             }
         }
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let mut cfg = legacy_config(&url);
     let answers: Map<String, Value> = serde_json::from_value(
         json!({"elicitation/create": {"action": "accept", "content": {"age": 9}}}),
@@ -339,7 +233,7 @@ fn server_requests_on_the_get_stream_are_answered() {
     let run = report.run(Protocol::V2025_11_25).unwrap();
     assert_eq!(report.exit_code(), 0, "{:?}", run.steps);
 
-    let log = log.lock().unwrap();
+    let log = server.seen();
     let get = log.iter().find(|s| s.method == "GET").expect("a GET");
     assert!(
         get.header("accept")
@@ -379,7 +273,7 @@ fn modern_discover(id: &Value, versions: &[&str]) -> Value {
 #[test]
 fn an_unsupported_version_answer_is_retried_once_with_a_listed_version() {
     let rejected = Arc::new(Mutex::new(false));
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
         match seen.rpc() {
             Some(_) if !std::mem::replace(&mut *rejected.lock().unwrap(), true) => json_reply(
@@ -402,16 +296,15 @@ fn an_unsupported_version_answer_is_retried_once_with_a_listed_version() {
             _ => empty_reply(s, "405 Method Not Allowed"),
         }
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let mut cfg = ProbeConfig::new(&url);
     cfg.protocols = vec![Protocol::V2026_07_28];
     cfg.auto_calls = false;
     let report = probe::run(&cfg).expect("reachable");
     let run = report.run(Protocol::V2026_07_28).unwrap();
     assert_eq!(run.status, RunStatus::Probed, "{:?}", run.steps);
-    let discovers = log
-        .lock()
-        .unwrap()
+    let discovers = server
+        .seen()
         .iter()
         .filter(|s| s.rpc() == Some("server/discover"))
         .count();
@@ -427,7 +320,7 @@ fn an_unsupported_version_answer_is_retried_once_with_a_listed_version() {
 #[test]
 fn a_server_listing_only_the_other_revision_gets_that_run() {
     let tools = json!([]);
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
         if seen.rpc() == Some("server/discover") {
             return json_reply(
@@ -444,7 +337,7 @@ fn a_server_listing_only_the_other_revision_gets_that_run() {
         }
         empty_reply(s, "405 Method Not Allowed")
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let mut cfg = ProbeConfig::new(&url);
     cfg.protocols = vec![Protocol::V2026_07_28];
     cfg.auto_calls = false;
@@ -458,9 +351,8 @@ fn a_server_listing_only_the_other_revision_gets_that_run() {
         RunStatus::Probed
     );
     // Rejected once: not retried under the revision the server does not list.
-    let discovers = log
-        .lock()
-        .unwrap()
+    let discovers = server
+        .seen()
         .iter()
         .filter(|s| s.rpc() == Some("server/discover"))
         .count();
@@ -470,7 +362,7 @@ fn a_server_listing_only_the_other_revision_gets_that_run() {
 
 #[test]
 fn tools_with_invalid_x_mcp_header_are_rejected_and_not_called() {
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
         match seen.rpc() {
             Some("server/discover") => {
@@ -496,7 +388,7 @@ fn tools_with_invalid_x_mcp_header_are_rejected_and_not_called() {
             _ => empty_reply(s, "405 Method Not Allowed"),
         }
     });
-    let (url, log) = serve(handler);
+    let url = server.url();
     let mut cfg = ProbeConfig::new(&url);
     cfg.protocols = vec![Protocol::V2026_07_28];
     cfg.calls.push(CallSpec {
@@ -508,9 +400,8 @@ fn tools_with_invalid_x_mcp_header_are_rejected_and_not_called() {
     assert_eq!(run.rejected_tools.len(), 1);
     assert_eq!(run.rejected_tools[0].0, "bad");
     assert!(run.rejected_tools[0].1.contains("has space"));
-    let called: Vec<String> = log
-        .lock()
-        .unwrap()
+    let called: Vec<String> = server
+        .seen()
         .iter()
         .filter(|s| s.rpc() == Some("tools/call"))
         .map(|s| s.body["params"]["name"].as_str().unwrap_or("").to_string())
@@ -545,7 +436,7 @@ fn labels(run: &probe::RevisionRun) -> Vec<&str> {
 fn discovery_answers_are_judged_before_the_calls() {
     // 2025-11-25: initialize and two tools/list pages; the second page repeats a name and has
     // one with a space and a comma (SHOULD: warnings, exit 0).
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
         let schema = json!({"type": "object"});
         if seen.rpc() == Some("tools/list") {
@@ -566,7 +457,7 @@ fn discovery_answers_are_judged_before_the_calls() {
         legacy_basics(seen, s, &json!([]))
             .unwrap_or_else(|| empty_reply(s, "405 Method Not Allowed"))
     });
-    let (url, _log) = serve(handler);
+    let url = server.url();
     let mut cfg = legacy_config(&url);
     cfg.calls.clear();
     let report = probe::run(&cfg).expect("reachable");
@@ -590,7 +481,7 @@ fn discovery_answers_are_judged_before_the_calls() {
 
     // 2026-07-28: a tools/list result without the caching hints the schema requires is an
     // error finding, and an error finding exits 1 even when every call is fine.
-    let handler: Arc<Handler> = Arc::new(move |seen, s, _log| {
+    let server = serve(move |seen, s, _log| {
         let id = seen.body.get("id").cloned().unwrap_or(Value::Null);
         match seen.rpc() {
             Some("server/discover") => {
@@ -606,7 +497,7 @@ fn discovery_answers_are_judged_before_the_calls() {
             _ => empty_reply(s, "405 Method Not Allowed"),
         }
     });
-    let (url, _log) = serve(handler);
+    let url = server.url();
     let mut cfg = ProbeConfig::new(&url);
     cfg.protocols = vec![Protocol::V2026_07_28];
     cfg.auto_calls = false;

@@ -4,31 +4,13 @@
 //! response head).
 
 use std::io::Read;
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
-use std::thread;
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::support::http::write_json_response;
+use crate::support::http::{Log, Request, serve, write_json_result};
 use mcp_verdict::Protocol;
 use mcp_verdict::probe::{self, CallSpec, ProbeConfig, RunStatus, Timeouts};
 use serde_json::{Value, json};
-
-/// One request as the fake server received it.
-#[derive(Debug, Clone)]
-struct Seen {
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Seen {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
 
 const ODD_NAME: &str = "héllo wörld";
 
@@ -51,94 +33,42 @@ fn tools_page(cursor: Option<&str>) -> Value {
     }
 }
 
-fn serve_connection(mut stream: TcpStream, seen: Arc<Mutex<Vec<Seen>>>) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        // Read one request: head, then Content-Length bytes.
-        let head_end = loop {
-            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                break i + 4;
-            }
-            match stream.read(&mut chunk) {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            }
-        };
-        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-        let headers: Vec<(String, String)> = head
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-            .collect();
-        let len: usize = headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        while buf.len() < head_end + len {
-            match stream.read(&mut chunk) {
-                Ok(0) | Err(_) => return,
-                Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            }
+/// Answers one request (already logged). False to close the connection.
+fn answer(request: &Request, stream: &mut TcpStream, _: &Log) -> bool {
+    let body = &request.body;
+    let id = body["id"].clone();
+    let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "1"}});
+    let result = match body["method"].as_str().unwrap_or("") {
+        "server/discover" => json!({
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "resultType": "complete", "_meta": meta
+        }),
+        "tools/list" => {
+            let mut r = tools_page(body["params"]["cursor"].as_str());
+            r["resultType"] = json!("complete");
+            r["_meta"] = meta;
+            r
         }
-        let body: Value =
-            serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
-        buf.drain(..head_end + len);
-        seen.lock().unwrap().push(Seen {
-            headers,
-            body: body.clone(),
-        });
-        let id = body["id"].clone();
-        let meta = json!({"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "1"}});
-        let result = match body["method"].as_str().unwrap_or("") {
-            "server/discover" => json!({
-                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
-                "resultType": "complete", "_meta": meta
-            }),
-            "tools/list" => {
-                let mut r = tools_page(body["params"]["cursor"].as_str());
-                r["resultType"] = json!("complete");
-                r["_meta"] = meta;
-                r
-            }
-            "tools/call" if body["params"]["name"] == "silent" => {
-                // Never answer: wait until the client gives up and closes.
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-                let _ = stream.read(&mut chunk);
-                return;
-            }
-            "tools/call" => json!({
-                "content": [{"type": "text", "text": "ok"}], "isError": false,
-                "resultType": "complete", "_meta": meta
-            }),
-            _ => json!({}),
-        };
-        write_json_response(
-            &mut stream,
-            &json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        );
-    }
-}
-
-fn start() -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let s = Arc::clone(&seen);
-    thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            let s = Arc::clone(&s);
-            thread::spawn(move || serve_connection(conn, s));
+        "tools/call" if body["params"]["name"] == "silent" => {
+            // Never answer: wait until the client gives up and closes.
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            let _ = stream.read(&mut [0u8; 8192]);
+            return false;
         }
-    });
-    (url, seen)
+        "tools/call" => json!({
+            "content": [{"type": "text", "text": "ok"}], "isError": false,
+            "resultType": "complete", "_meta": meta
+        }),
+        _ => json!({}),
+    };
+    write_json_result(stream, &id, result);
+    true
 }
 
 #[test]
 fn modern_requests_paging_sentinel_and_a_silent_server() {
-    let (url, seen) = start();
+    let server = serve(answer);
+    let url = server.url();
     let mut c = ProbeConfig::new(&url);
     c.protocols = vec![Protocol::V2026_07_28];
     c.calls = vec![
@@ -177,7 +107,7 @@ fn modern_requests_paging_sentinel_and_a_silent_server() {
         "all pages of tools/list followed"
     );
 
-    let seen = seen.lock().unwrap().clone();
+    let seen = server.seen();
     let methods: Vec<&str> = seen
         .iter()
         .filter_map(|s| s.body["method"].as_str())

@@ -7,17 +7,15 @@
 //! records and logs. No marker may appear in stdout, stderr or any file written; with
 //! `--no-redact` the markers that an output shows do appear, so the check is not vacuous.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use crate::support::cli::{bin, run};
+use crate::support::http::{Options, Scripted, respond, serve_with};
 use crate::support::temp::temp_dir;
 
 /// Every marker seeded below starts with this.
@@ -319,58 +317,15 @@ fn har_capture_in_text_and_json() {
 const CUSTOM: &str = "SECRETMARKP1custom";
 
 /// A loopback MCP server (2025-11-25) whose tools/call answers are JSON-RPC errors carrying
-/// secrets, with a cookie; it echoes the `X-Custom-Auth` header it received. Stops when the
-/// flag is set and a connection wakes it.
-fn leaky_server(stop: Arc<AtomicBool>) -> (String, std::thread::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "http://{}/mcp?api_key=SECRETMARKP2&page=1",
-        listener.local_addr().unwrap()
-    );
-    let handle = std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            if stop.load(Ordering::SeqCst) {
-                return;
-            }
-            let Ok(stream) = stream else { return };
-            std::thread::spawn(move || serve_connection(stream));
-        }
-    });
-    (url, handle)
-}
-
-fn serve_connection(mut stream: TcpStream) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    loop {
-        let mut length = 0usize;
-        let mut custom = String::new();
-        let mut lines = 0;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            let lower = line.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                length = v.trim().parse().unwrap_or(0);
-            }
-            if lower.starts_with("x-custom-auth:") {
-                custom = line["x-custom-auth:".len()..].trim().to_string();
-            }
-            if line == "\r\n" {
-                break;
-            }
-            lines += 1;
-        }
-        if lines == 0 {
-            return;
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+/// secrets, with a cookie; it echoes the `X-Custom-Auth` header it received. Stops when dropped.
+fn leaky_server() -> Scripted {
+    let options = Options {
+        read_timeout: Some(Duration::from_secs(5)),
+        ..Options::default()
+    };
+    serve_with(options, |request, stream, _| {
+        let custom = request.header("x-custom-auth").unwrap_or("");
+        let req = &request.body;
         let id = req.get("id").cloned();
         let answer = match req["method"].as_str() {
             Some("initialize") => json!({"result": {
@@ -400,21 +355,19 @@ fn serve_connection(mut stream: TcpStream) {
             }
             None => ("202 Accepted", String::new()),
         };
-        let response = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n\
-             Set-Cookie: sid=SECRETMARKP7\r\nContent-Length: {}\r\n\r\n{text}",
-            text.len()
-        );
-        if stream.write_all(response.as_bytes()).is_err() {
-            return;
-        }
-    }
+        respond(
+            stream,
+            status,
+            "Content-Type: application/json\r\nMcp-Session-Id: s1\r\nSet-Cookie: sid=SECRETMARKP7\r\n",
+            &text,
+        )
+    })
 }
 
 #[test]
 fn probe_output_records_and_log() {
-    let stop = Arc::new(AtomicBool::new(false));
-    let (url, server) = leaky_server(stop.clone());
+    let server = leaky_server();
+    let url = format!("http://{}/mcp?api_key=SECRETMARKP2&page=1", server.addr());
     for raw in [false, true] {
         for format in ["text", "json"] {
             let dir = temp_dir("secrets-probe");
@@ -496,9 +449,6 @@ fn probe_output_records_and_log() {
             }
         }
     }
-    stop.store(true, Ordering::SeqCst);
-    let _ = TcpStream::connect(url.trim_start_matches("http://").split('/').next().unwrap());
-    server.join().unwrap();
 }
 
 /// `serve` writes what the client sent to its log and its stderr lines: a client name, a tool

@@ -61,10 +61,7 @@ pub struct Resp {
 
 impl Resp {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        super::http::header(&self.headers, name)
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
