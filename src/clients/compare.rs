@@ -230,20 +230,24 @@ fn action_words(r: &DiagRecord) -> String {
 fn other_failures(records: &[DiagRecord]) -> String {
     records
         .iter()
-        .filter(|r| r.post_count > 0 && r.method.as_deref() != Some("tools/call"))
-        .filter(|r| r.http_statuses.iter().any(|s| !(200..300).contains(s)))
-        .map(|r| {
-            format!(
-                "; {} got {}",
-                r.method.as_deref().unwrap_or("a POST"),
-                r.http_statuses
-                    .iter()
-                    .map(u16::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
-            )
-        })
+        .filter(|r| r.method.as_deref() != Some("tools/call") && failed_post(r))
+        .map(|r| format!("; {}", got(r)))
         .collect()
+}
+
+/// Whether a record is a POST that got a non-2xx status.
+fn failed_post(r: &DiagRecord) -> bool {
+    r.post_count > 0 && r.http_statuses.iter().any(|s| !(200..300).contains(s))
+}
+
+/// A POST and what it got, in words: `tools/list got 503`.
+fn got(r: &DiagRecord) -> String {
+    let statuses: Vec<String> = r.http_statuses.iter().map(u16::to_string).collect();
+    format!(
+        "{} got {}",
+        r.method.as_deref().unwrap_or("a POST"),
+        statuses.join(",")
+    )
 }
 
 /// Milliseconds of the day of an RFC 3339 UTC timestamp with milliseconds
@@ -282,19 +286,8 @@ pub fn compare(driver: &Value, records: &[DiagRecord]) -> Compared {
             ),
         },
         None => {
-            let failed = records.iter().find(|r| {
-                r.post_count > 0 && r.http_statuses.iter().any(|s| !(200..300).contains(s))
-            });
-            let why = match failed {
-                Some(r) => format!(
-                    " ({} got {})",
-                    r.method.as_deref().unwrap_or("a POST"),
-                    r.http_statuses
-                        .iter()
-                        .map(u16::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
+            let why = match records.iter().find(|r| failed_post(r)) {
+                Some(r) => format!(" ({})", got(r)),
                 None => String::new(),
             };
             ServerVerdict {

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 
 use crate::clients::{Agreement, Cell};
 use crate::outputs::check::html::{STYLE, escape};
+use crate::outputs::check::markdown;
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
 
@@ -169,10 +170,13 @@ fn agreement_word(a: Agreement) -> &'static str {
     }
 }
 
-fn md_escape(s: &str) -> String {
+/// A scenario inside a Markdown code span of a table cell: no character leaves the span or the
+/// cell (Markdown escapes would show literally inside the span).
+fn in_code(s: &str) -> String {
     crate::outputs::safe::text(s)
+        .replace('`', "'")
         .replace('|', "\\|")
-        .replace('\n', " ")
+        .replace(['\n', '\r'], " ")
 }
 
 /// The matrix in Markdown: counts, the table, the footnotes.
@@ -203,7 +207,7 @@ other than the one the verdict on what `serve` sent calls for, with a footnote c
     );
     let _ = write!(o, "| scenario | revision | verdict on what serve sent |");
     for c in &l.columns {
-        let _ = write!(o, " {} |", md_escape(&c.label()));
+        let _ = write!(o, " {} |", markdown::escape(&c.label()));
     }
     let _ = write!(o, "\n|---|---|---|");
     for _ in &l.columns {
@@ -214,9 +218,9 @@ other than the one the verdict on what `serve` sent calls for, with a footnote c
         let _ = write!(
             o,
             "| `{}` | {} | {} |",
-            md_escape(&row.0),
+            in_code(&row.0),
             row.1,
-            md_escape(&l.verdicts(row).join(" / "))
+            markdown::escape(&l.verdicts(row).join(" / "))
         );
         for col in &l.columns {
             let text = match l.find(row, col) {
@@ -226,7 +230,7 @@ other than the one the verdict on what `serve` sent calls for, with a footnote c
                     let what = c
                         .concluded
                         .as_ref()
-                        .map(|k| md_escape(&k.summary))
+                        .map(|k| markdown::escape(&k.summary))
                         .unwrap_or_default();
                     match (c.agreement, l.note_of.get(&i)) {
                         (Agreement::Differs, Some(n)) => format!("**differs**: {what} [^{n}]"),
@@ -243,14 +247,14 @@ other than the one the verdict on what `serve` sent calls for, with a footnote c
         o.push('\n');
     }
     for (i, n) in l.notes.iter().enumerate() {
-        let _ = write!(o, "[^{}]: {}", i + 1, md_escape(&n.text));
+        let _ = write!(o, "[^{}]: {}", i + 1, markdown::escape(&n.text));
         if let Some(rule) = &n.rule {
             let _ = write!(o, ". Rule `{rule}`");
             if let Some(level) = &n.level {
                 let _ = write!(o, " ({level})");
             }
             if let (Some(url), Some(quote)) = (&n.url, &n.quote) {
-                let _ = write!(o, ": [\"{}\"]({url})", md_escape(quote));
+                let _ = write!(o, ": [\"{}\"]({url})", markdown::escape(quote));
             }
         }
         o.push('\n');
