@@ -146,6 +146,8 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
             return ExitCode::from(exit::INPUT);
         }
     };
+    // The exchange holds what is judged: the file's bytes are not kept through the judgement.
+    drop(bytes);
     let protocols = protocols_of(&a.protocol);
     let options = Options {
         protocols: protocols.as_deref(),

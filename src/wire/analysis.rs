@@ -90,7 +90,9 @@ pub enum Body {
 /// An SSE response stream, read once.
 #[derive(Clone, Debug)]
 pub struct Stream {
-    /// The parsed events, skipped (priming) blocks, tail and counters.
+    /// The parsed events, skipped (priming) blocks, tail and counters. Each event's `data` is
+    /// kept only for the response message's event and the last event; the others' is
+    /// released once their message is read (the message is in [`Stream::messages`]).
     pub parsed: crate::wire::sse::Parsed,
     /// One entry per dispatched event, in order.
     pub messages: Vec<StreamMessage>,
@@ -465,11 +467,12 @@ fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usiz
 pub use crate::wire::number::ids_equal;
 
 fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
-    let parsed = crate::wire::sse::parse(bytes);
+    let mut parsed = crate::wire::sse::parse(bytes);
     let mut messages = Vec::with_capacity(parsed.events.len());
     let mut final_index = None;
     let mut deepest = 0;
-    for ev in &parsed.events {
+    let last_event = parsed.events.len().saturating_sub(1);
+    for (at, ev) in parsed.events.iter_mut().enumerate() {
         let parsed_data = match ev.invalid_utf8_at() {
             Some(offset) => Err(MessageKind::NotUtf8 { offset }),
             None => deep::parse(&ev.data).map_err(|e| match e {
@@ -508,6 +511,13 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
             if matches {
                 final_index = Some(messages.len());
             }
+        }
+        // Once read, an event's text is only needed for the response message (its raw text
+        // is checked for repeated keys) and for the last event (the response by default when
+        // no id matches): the others are released as the stream is read, so that a long
+        // stream is held as its parsed messages, not also as a second copy of its text.
+        if final_index != Some(messages.len()) && at != last_event {
+            ev.data = String::new();
         }
         messages.push(StreamMessage {
             event: ev.index,

@@ -8,6 +8,7 @@ mod support;
 
 mod check_cli;
 mod check_library;
+mod check_memory;
 mod cite_quotes;
 mod cli_conventions;
 mod clients;

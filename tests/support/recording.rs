@@ -36,3 +36,37 @@ pub fn progress_without_token(n: usize) -> String {
     })
     .to_string()
 }
+
+/// An exchange file of about `mib` MiB: an SSE body of progress notifications with the
+/// request's token, each padded with a 900-byte message, then the result (a long, conforming
+/// recording; `benches/big_recording.py size`).
+pub fn long_conforming(mib: usize) -> String {
+    let pad = "x".repeat(900);
+    let n = mib * 1024;
+    let mut body = String::with_capacity(n * 1000);
+    for i in 0..n {
+        body.push_str(&event(
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": "t", "progress": i + 1, "message": pad}}),
+        ));
+    }
+    body.push_str(&event(&json!({"jsonrpc": "2.0", "id": 1,
+        "result": {"content": [{"type": "text", "text": "done"}]}})));
+    json!({
+        "name": "long stream",
+        "protocol": "2025-11-25",
+        "request": {
+            "method": "POST",
+            "url": "http://127.0.0.1:8931/mcp",
+            "headers": {"MCP-Protocol-Version": "2025-11-25", "Content-Type": "application/json"},
+            "body": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "t"}}}
+        },
+        "response": {
+            "status": 200,
+            "headers": {"Content-Type": "text/event-stream"},
+            "body": body
+        }
+    })
+    .to_string()
+}

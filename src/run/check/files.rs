@@ -126,21 +126,7 @@ pub fn check_files(files: &[PathBuf], options: &CheckOptions<'_>) -> CheckRun {
         .map(|p| {
             let label = display_path(p, options.root.as_deref());
             let started = std::time::Instant::now();
-            let mut r = match std::fs::read(p) {
-                Ok(bytes) => check_bytes(&label, &bytes, options),
-                Err(e) => FileResult {
-                    file: label,
-                    name: None,
-                    error: Some(InputError {
-                        kind: InputErrorKind::Unreadable,
-                        line: None,
-                        column: None,
-                        message: format!("cannot read the file: {e}"),
-                    }),
-                    results: Vec::new(),
-                    elapsed: Default::default(),
-                },
-            };
+            let mut r = check_path(label, p, options);
             r.elapsed = started.elapsed();
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(cb) = options.progress {
@@ -280,6 +266,70 @@ fn conformance_of(
 
 /// Checks one exchange file's bytes (no baseline applied). `label` names the file in reports.
 pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> FileResult {
+    check_held(label, Held::Bytes(bytes), options)
+}
+
+/// Files at least this large are not held while they are judged: `check` reads such a file,
+/// builds the exchange, releases the bytes, judges, and reads the file again to locate the
+/// findings, so that the file's text and the judged exchange are not in memory together.
+const REREAD_AT: usize = 4 << 20;
+
+/// What a file's size and modification time were when it was read.
+type Stamp = (u64, Option<std::time::SystemTime>);
+
+/// Reads a file whole, with its stamp taken before reading.
+fn read_stamped(path: &Path) -> std::io::Result<(Vec<u8>, Stamp)> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.read_to_end(&mut bytes)?;
+    Ok((bytes, (meta.len(), meta.modified().ok())))
+}
+
+/// Checks the file at `path` (see [`REREAD_AT`]).
+fn check_path(label: String, path: &Path, options: &CheckOptions<'_>) -> FileResult {
+    match read_stamped(path) {
+        Ok((bytes, stamp)) if bytes.len() >= REREAD_AT => {
+            check_held(&label, Held::Reread { path, bytes, stamp }, options)
+        }
+        Ok((bytes, _)) => check_bytes(&label, &bytes, options),
+        Err(e) => FileResult {
+            file: label,
+            name: None,
+            error: Some(InputError {
+                kind: InputErrorKind::Unreadable,
+                line: None,
+                column: None,
+                message: format!("cannot read the file: {e}"),
+            }),
+            results: Vec::new(),
+            elapsed: Default::default(),
+        },
+    }
+}
+
+/// The bytes of a file being checked: held throughout, or released while judging and read
+/// again.
+enum Held<'b> {
+    Bytes(&'b [u8]),
+    Reread {
+        path: &'b Path,
+        bytes: Vec<u8>,
+        stamp: Stamp,
+    },
+}
+
+/// A file read and its exchange built, ready to judge.
+struct Prepared {
+    /// The file without its body (the exchange holds it).
+    file: ExchangeFile,
+    given: BodyGiven,
+    ex: Exchange,
+    protocols: Vec<Protocol>,
+}
+
+fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileResult {
     let mut out = FileResult {
         file: label.to_string(),
         name: None,
@@ -287,7 +337,79 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         results: Vec::new(),
         elapsed: Default::default(),
     };
-    let text = String::from_utf8_lossy(bytes);
+    let bytes: &[u8] = match &held {
+        Held::Bytes(b) => b,
+        Held::Reread { bytes, .. } => bytes,
+    };
+    let Some(prepared) = prepare(&String::from_utf8_lossy(bytes), bytes, options, &mut out) else {
+        return out;
+    };
+    let again = match held {
+        Held::Bytes(b) => Ok(b),
+        Held::Reread { path, stamp, bytes } => {
+            drop(bytes);
+            Err((path, stamp))
+        }
+    };
+    let mut judgement = match judge(
+        &prepared.ex,
+        &Options {
+            protocols: Some(&prepared.protocols),
+            engine: options.engine,
+        },
+    ) {
+        Ok(j) => j,
+        Err(e) => {
+            out.error = Some(InputError {
+                kind: InputErrorKind::NoRevision,
+                line: None,
+                column: None,
+                message: e.to_string(),
+            });
+            return out;
+        }
+    };
+    judgement.cap_findings(options.max_findings_per_rule);
+    let bytes: std::borrow::Cow<'_, [u8]> = match again {
+        Ok(b) => b.into(),
+        Err((path, stamp)) => match read_stamped(path) {
+            Ok((b, now)) if now == stamp => b.into(),
+            Ok(_) => {
+                out.error = Some(InputError {
+                    kind: InputErrorKind::Unreadable,
+                    line: None,
+                    column: None,
+                    message: "the file changed while it was being checked (a large file is read again to locate its findings); check it again once it is no longer being written".to_string(),
+                });
+                return out;
+            }
+            Err(e) => {
+                out.error = Some(InputError {
+                    kind: InputErrorKind::Unreadable,
+                    line: None,
+                    column: None,
+                    message: format!("cannot read the file again to locate its findings: {e}"),
+                });
+                return out;
+            }
+        },
+    };
+    finish(
+        &String::from_utf8_lossy(&bytes),
+        &prepared,
+        &judgement,
+        options,
+        &mut out,
+    );
+    out
+}
+
+fn prepare(
+    text: &str,
+    bytes: &[u8],
+    options: &CheckOptions<'_>,
+    out: &mut FileResult,
+) -> Option<Prepared> {
     // Positions are 1-based whatever the parser said (serde_json says column 0 at the start
     // of a line, e.g. for an empty file).
     let invalid = |line: Option<usize>, column: Option<usize>, message: String| InputError {
@@ -297,12 +419,12 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
         // A parser's message may quote a value of the file.
         message: crate::views::redact::text(&message).into_owned(),
     };
-    let at = |pointer: &str| pointer_span(&text, pointer).map(|s| line_col(&text, s.start));
+    let at = |pointer: &str| pointer_span(text, pointer).map(|s| line_col(text, s.start));
     let file = match ExchangeFile::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
             out.error = Some(invalid(e.line, e.column, e.message));
-            return out;
+            return None;
         }
     };
     out.name = file.name.clone();
@@ -316,7 +438,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
                 Protocol::names()
             ),
         ));
-        return out;
+        return None;
     }
     for (key, exp) in &file.expect {
         for (field, ids) in [("rules", &exp.rules), ("absent", &exp.absent)] {
@@ -333,7 +455,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
                             "expect.{key}.{field}: `{id}` is not a rule id of the rule table (see `mcp-verdict rules`)"
                         ),
                     ));
-                    return out;
+                    return None;
                 }
             }
         }
@@ -358,7 +480,7 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
                 e.column.or(pos.map(|p| p.1)),
                 e.message,
             ));
-            return out;
+            return None;
         }
     };
     let protocols = match revisions_for(&file, &ex, options) {
@@ -370,29 +492,30 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
                 column: None,
                 message: e.to_string(),
             });
-            return out;
+            return None;
         }
     };
-    let mut judgement = match judge(
-        &ex,
-        &Options {
-            protocols: Some(&protocols),
-            engine: options.engine,
-        },
-    ) {
-        Ok(j) => j,
-        Err(e) => {
-            out.error = Some(InputError {
-                kind: InputErrorKind::NoRevision,
-                line: None,
-                column: None,
-                message: e.to_string(),
-            });
-            return out;
-        }
-    };
-    judgement.cap_findings(options.max_findings_per_rule);
-    let locator = Locator::new(&text, given, &ex);
+    Some(Prepared {
+        file,
+        given,
+        ex,
+        protocols,
+    })
+}
+
+/// Compares a judged file's verdicts with its expectations, locating each finding in `text`.
+fn finish(
+    text: &str,
+    prepared: &Prepared,
+    judgement: &crate::judge::Judgement<'_>,
+    options: &CheckOptions<'_>,
+    out: &mut FileResult,
+) {
+    let Prepared {
+        file, given, ex, ..
+    } = prepared;
+    let at = |pointer: &str| pointer_span(text, pointer).map(|s| line_col(text, s.start));
+    let locator = Locator::new(text, *given, ex);
     out.results = judgement
         .verdicts
         .iter()
@@ -412,7 +535,6 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
             r
         })
         .collect();
-    out
 }
 
 /// The revisions a file is judged under.
