@@ -77,6 +77,7 @@ const jp = get('node-parse-only', 'all');
 const sp = get('serde-parse-only', 'all');
 p(`| *reference:* \`JSON.parse\` alone (Node) | the body parse, nothing else: the floor under the seed classifier | ${cell(jp)} | — |`);
 p(`| *reference:* \`serde_json::from_slice\` alone (Rust) | the body parse into a \`Value\`, nothing else: the floor under \`judge\` | ${cell(sp)} | — |`);
+p(`| *reference:* bare SIMD tape parse (Rust, \`simd-json\`) | \`simd_json::fill_tape\` of a copy of the body, buffers reused: the physical floor under any parser | ${cell(get('simd-tape', 'all'))} | — |`);
 p(`| **The seed's ${nSeed} cases only** | | | | | |`);
 p(`| seed \`classifyToolCall\` | as above | ${cell(seedSeed)} | 1× |`);
 const vSeed = get('verdict', 'seed-cases');
@@ -91,11 +92,37 @@ p(`| ajv \`JSON.parse\` + \`validate\` | as ajv above, parsing the instance text
 const spAll = get('verdict-schema+parse', 'all');
 p(`| mcp-verdict parse + schema path | \`serde_json\` parse of the instance text + the schema path above | ${cell(spAll)} | ${ratio(spAll, ajvParse)} |`);
 p('');
-const verdictVsSeed = vAll && seedAll ? vAll.rate / seedAll.rate : NaN;
 const schemaVsAjv = sAll && ajvAll ? sAll.rate / ajvAll.rate : NaN;
-p(`Targets: at least 10× the seed classifier's throughput: **${verdictVsSeed >= 10 ? 'met' : 'missed'}** ` +
-  `(${verdictVsSeed.toFixed(2)}× on the ${nEx}-type mix). Faster per instance than ajv: ` +
-  `**${schemaVsAjv > 1 ? 'met' : 'missed'}** (${schemaVsAjv.toFixed(2)}× on pre-parsed instances).`);
+
+// --- targets ---------------------------------------------------------------------------------
+// Throughput ratios (higher is better) against the seed; time ratios (lower is better) against
+// the parse floors, each read from the same run's medians.
+const seed1k = get('seed', 'success_1kb');
+const v1k = get('verdict', 'success_1kb');
+const sp1k = get('serde-parse-only', 'success_1kb');
+const tapeAll = get('simd-tape', 'all');
+const tapeSeed = get('simd-tape', 'seed-cases');
+const tape1k = get('simd-tape', 'success_1kb');
+const spSeed = get('serde-parse-only', 'seed-cases');
+const faster = (a, b) => (a && b ? a.rate / b.rate : NaN); // a's throughput over b's
+const slower = (a, b) => (a && b ? b.rate / a.rate : NaN); // a's time over b's
+const verdict = (x, ok) => (Number.isNaN(x) ? 'not measured' : ok ? 'met' : '**MISSED**');
+p('Targets (library `judge` under 2026-07-28, from this run\'s medians):');
+p('');
+p('| measure | ratio | target |');
+p('|---|---:|---|');
+const t = (what, x, goal, ok) => p(`| ${what} | ${Number.isNaN(x) ? 'n/a' : `${x.toFixed(2)}×`} | ${goal}: ${verdict(x, ok(x))} |`);
+t(`\`judge\` throughput / the seed classifier's, ${nEx}-type mix`, faster(vAll, seedAll), '≥ 2×', x => x >= 2);
+t(`\`judge\` throughput / the seed classifier's, the seed's ${nSeed} cases`, faster(vSeed, seedSeed), '(printed)', () => true);
+t('`judge` throughput / the seed classifier\'s, ~1 KB success', faster(v1k, seed1k), '≥ 1×', x => x >= 1);
+t('`judge` time / `serde_json::from_slice::<Value>` time, ~1 KB success', slower(v1k, sp1k), '≤ 1.0×', x => x <= 1);
+t(`\`judge\` time / \`Value\` parse time, ${nEx}-type mix`, slower(vAll, sp), '(printed)', () => true);
+t(`\`judge\` time / bare SIMD tape parse time, ${nEx}-type mix`, slower(vAll, tapeAll), 'aim ≤ 4×', x => x <= 4);
+t('`judge` time / bare SIMD tape parse time, ~1 KB success', slower(v1k, tape1k), 'aim ≤ 4×', x => x <= 4);
+t(`\`Value\` parse time / tape parse time, ${nEx}-type mix`, slower(sp, tapeAll), '(printed)', () => true);
+t(`\`Value\` parse time / tape parse time, the seed's ${nSeed} cases`, slower(spSeed, tapeSeed), '(printed)', () => true);
+t('`Value` parse time / tape parse time, ~1 KB success', slower(sp1k, tape1k), '(printed)', () => true);
+t('mcp-verdict schema path / ajv, pre-parsed instances', schemaVsAjv, '> 1×', x => x > 1);
 p('');
 
 // --- per exchange ----------------------------------------------------------------------------

@@ -133,8 +133,14 @@ fn error_codes_are_read_by_their_digits() {
     // A double rounds this code to -32602; it is not -32602, so the facts give no code.
     let body =
         r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602.0000000000000001,"message":"bad"}}"#;
-    let (_, out) = judged(&file("1", body));
+    let (per, out) = judged(&file("1", body));
     assert!(!out.contains(r#""code":-32602"#), "{out}");
+    // Nor is it an integer to the schema validators (JSON-RPC: "Error codes MUST be integers"):
+    // the envelope is invalid, as for -32602.5.
+    for (outcome, rules) in &per {
+        assert_eq!(*outcome, Outcome::InvalidEnvelope, "{out}");
+        assert!(rules.iter().any(|r| r == "jsonrpc.error.shape"), "{rules:?}");
+    }
     // Written with a zero fraction it is the integer -32602 (JSON Schema's `integer`).
     let body = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602.0,"message":"bad"}}"#;
     let (per, out) = judged(&file("1", body));
