@@ -55,3 +55,4 @@ mod serve_soak;
 mod serve_verdicts;
 mod sse_props;
 mod sse_twins;
+mod verdict_bytes;
