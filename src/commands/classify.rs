@@ -15,7 +15,7 @@ use crate::outputs::jsonl::JsonLines;
 use crate::outputs::{Style, safe, write_stdout};
 use crate::run::stream::{self, JsonlOptions};
 use crate::run::{Origin, revision_message};
-use crate::views::{JudgementOut, redact};
+use crate::views::redact;
 use crate::wire::exchange::ExchangeFile;
 use crate::{inputs, outputs, run};
 
@@ -168,8 +168,10 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
     let text = match a.format.unwrap_or(Format::Text) {
         Format::Text => outputs::verdict::judgement(&judgement, &label, style),
         Format::Json => {
-            let out = JudgementOut::of(&judgement, Some(label.clone()));
-            safe::json(serde_json::to_string_pretty(&out).expect("verdicts serialize")) + "\n"
+            safe::json(crate::views::judgement_json_pretty(
+                &judgement,
+                Some(&label),
+            )) + "\n"
         }
     };
     write_stdout(&text);

@@ -7,14 +7,6 @@ use serde::Serialize;
 
 use crate::judge::Judgement;
 use crate::run::stream::LineFormat;
-use crate::views::JudgementOut;
-
-#[derive(Serialize)]
-struct LineOut<'a> {
-    line: usize,
-    #[serde(flatten)]
-    judgement: &'a JudgementOut,
-}
 
 #[derive(Serialize)]
 struct ErrorOut<'a> {
@@ -28,14 +20,12 @@ pub struct JsonLines;
 
 impl LineFormat for JsonLines {
     fn judged(&self, line: usize, judgement: &Judgement<'_>, exchange: Option<String>) -> String {
-        let out = JudgementOut::of(judgement, exchange);
-        super::safe::json(
-            serde_json::to_string(&LineOut {
-                line,
-                judgement: &out,
-            })
-            .expect("verdicts serialize"),
-        )
+        // The `JudgementOut` record, serialised from the judgement without building it.
+        super::safe::json(crate::views::judgement_json_line(
+            line,
+            judgement,
+            exchange.as_deref(),
+        ))
     }
 
     fn error(&self, line: usize, error: &str) -> String {

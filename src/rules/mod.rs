@@ -121,6 +121,9 @@ pub struct Active {
     pub cite: Cite,
     /// Check parameters under this revision.
     pub params: Params,
+    /// What verdict outputs repeat for this entry (its citation per role, its rule id and URL),
+    /// serialised to JSON once, on first use, by the views.
+    pub(crate) json: std::sync::OnceLock<crate::views::ActiveJson>,
 }
 
 /// Data that differs between revisions and is not a rule.

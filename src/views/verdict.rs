@@ -1,14 +1,18 @@
 //! The owned, serialisable views of verdicts: the `classify --format json` contract, published
 //! as `schemas/classify-output.schema.json`.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde::ser::{SerializeStruct as _, Serializer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::redact;
 use crate::advice::RetryAdvice;
 use crate::judge::{Difference, Facts, Judgement, Verdict};
-use crate::rules::Active;
+use crate::rules::{Active, RuleTable};
 use crate::vocab::pointer::json_path;
 use crate::vocab::{Layer, Level, Outcome, Protocol, Severity};
 
@@ -39,6 +43,20 @@ pub struct CiteOut {
     pub section: String,
     /// The cited sentence.
     pub quote: String,
+}
+
+impl CiteOut {
+    /// The citation of the active rule `a` (whose rule id is `id`) in the role given.
+    fn of(id: &str, a: &Active, role: CiteRole) -> CiteOut {
+        CiteOut {
+            id: id.to_string(),
+            role,
+            level: a.level,
+            url: a.cite.url.clone(),
+            section: a.cite.section.clone(),
+            quote: a.cite.quote.clone(),
+        }
+    }
 }
 
 /// A default applied, in output form.
@@ -142,17 +160,7 @@ impl VerdictOut {
     /// The view of a verdict (the `--format json` contract), with retry advice under the
     /// default policy.
     pub fn of(v: &Verdict<'_>) -> VerdictOut {
-        let cite = |a: &Active, role: CiteRole| {
-            let r = v.table().rule_of(a);
-            CiteOut {
-                id: r.id.clone(),
-                role,
-                level: a.level,
-                url: a.cite.url.clone(),
-                section: a.cite.section.clone(),
-                quote: a.cite.quote.clone(),
-            }
-        };
+        let cite = |a: &Active, role: CiteRole| CiteOut::of(&v.table().rule_of(a).id, a, role);
         let mut cites = Vec::new();
         if let Some(a) = v.decided_by {
             cites.push(cite(a, CiteRole::Decided));
@@ -209,9 +217,42 @@ impl VerdictOut {
     }
 }
 
+/// The facts as shown ([`redacted_facts`]), borrowed when redaction changes none of them.
+fn shown_facts(f: &Facts) -> Cow<'_, Facts> {
+    fn same_text(s: &str) -> bool {
+        matches!(redact::text(s), Cow::Borrowed(_))
+    }
+    fn same_value(v: &Value) -> bool {
+        match v {
+            Value::String(s) => same_text(s),
+            Value::Array(_) | Value::Object(_) => redact::value(v) == *v,
+            _ => true,
+        }
+    }
+    if !redact::enabled() {
+        return Cow::Borrowed(f);
+    }
+    let same = f.error.as_ref().is_none_or(|e| {
+        e.message.as_deref().is_none_or(same_text) && e.data.as_ref().is_none_or(same_value)
+    }) && f.body_excerpt.as_deref().is_none_or(same_text)
+        && [&f.request_id, &f.response_id, &f.result_type]
+            .into_iter()
+            .flatten()
+            .all(|v| v.as_str().is_none_or(same_text))
+        && f.stream
+            .as_ref()
+            .and_then(|s| s.last_event_id.as_deref())
+            .is_none_or(same_text);
+    if same {
+        Cow::Borrowed(f)
+    } else {
+        Cow::Owned(redacted_facts(f))
+    }
+}
+
 /// Replaces `s` by its redacted form when redaction changed it.
 fn redact_in_place(s: &mut String) {
-    if let std::borrow::Cow::Owned(o) = redact::text(s) {
+    if let Cow::Owned(o) = redact::text(s) {
         *s = o;
     }
 }
@@ -289,5 +330,253 @@ impl JudgementOut {
             verdicts: j.verdicts.iter().map(VerdictOut::of).collect(),
             differences: j.differences(),
         }
+    }
+}
+
+/// What verdict outputs repeat for an active rule, serialised to JSON once (kept in
+/// [`Active`], made on first use): its citation per role, exactly as [`CiteOut`] serialises,
+/// and its rule id and URL as JSON strings. [`judgement_json`] writes these bytes as they are
+/// instead of cloning and escaping the same static text for every verdict.
+#[derive(Debug)]
+pub(crate) struct ActiveJson {
+    /// The citation's object, indexed by [`CiteRole`] (decided, default, context).
+    cites: [Box<RawValue>; 3],
+    /// The rule id, as a JSON string.
+    id: Box<RawValue>,
+    /// The citation's URL, as a JSON string.
+    url: Box<RawValue>,
+}
+
+impl ActiveJson {
+    /// The fragments of `a`, whose rule id is `id`: made the first time they are asked for.
+    fn of<'a>(id: &str, a: &'a Active) -> &'a ActiveJson {
+        a.json.get_or_init(|| {
+            let raw = |json: String| RawValue::from_string(json).expect("serialised JSON");
+            let cite = |role| {
+                raw(serde_json::to_string(&CiteOut::of(id, a, role)).expect("cites serialize"))
+            };
+            ActiveJson {
+                cites: [
+                    cite(CiteRole::Decided),
+                    cite(CiteRole::Default),
+                    cite(CiteRole::Context),
+                ],
+                id: raw(serde_json::to_string(id).expect("strings serialize")),
+                url: raw(serde_json::to_string(&a.cite.url).expect("strings serialize")),
+            }
+        })
+    }
+
+    /// The citation's object in `role`.
+    fn cite(&self, role: CiteRole) -> &RawValue {
+        &self.cites[role as usize]
+    }
+}
+
+/// `serde_json::to_string(&JudgementOut::of(j, exchange))`, byte for byte, without building
+/// the [`JudgementOut`]: the verdicts are serialised from the judgement where they lie, each
+/// citation written as the JSON its rule holds ([`Active`]'s pre-serialised fragments), with
+/// the same redaction. Like [`JudgementOut`], the text is not yet made terminal-safe
+/// ([`crate::outputs::safe::json`]).
+pub fn judgement_json(j: &Judgement<'_>, exchange: Option<&str>) -> String {
+    serde_json::to_string(&JudgementRef::new(j, exchange, None, true)).expect("verdicts serialize")
+}
+
+/// [`judgement_json`] with the exchange's line number first, `{"line": N, ...}`: a judged
+/// line's record in `classify --jsonl`.
+pub fn judgement_json_line(line: usize, j: &Judgement<'_>, exchange: Option<&str>) -> String {
+    serde_json::to_string(&JudgementRef::new(j, exchange, Some(line), true))
+        .expect("verdicts serialize")
+}
+
+/// `serde_json::to_string_pretty(&JudgementOut::of(j, exchange))`, byte for byte: what
+/// [`judgement_json`] writes, indented (each citation is built, to be indented too).
+pub fn judgement_json_pretty(j: &Judgement<'_>, exchange: Option<&str>) -> String {
+    serde_json::to_string_pretty(&JudgementRef::new(j, exchange, None, false))
+        .expect("verdicts serialize")
+}
+
+/// A judgement serialised as its [`JudgementOut`] would be, borrowing from the judgement.
+struct JudgementRef<'a> {
+    judgement: &'a Judgement<'a>,
+    exchange: Option<&'a str>,
+    /// The record's line number, written first (`classify --jsonl`).
+    line: Option<usize>,
+    /// Whether citations are written from their pre-serialised (compact) JSON.
+    raw: bool,
+}
+
+impl<'a> JudgementRef<'a> {
+    fn new(
+        judgement: &'a Judgement<'a>,
+        exchange: Option<&'a str>,
+        line: Option<usize>,
+        raw: bool,
+    ) -> Self {
+        JudgementRef {
+            judgement,
+            exchange,
+            line,
+            raw,
+        }
+    }
+}
+
+/// A sequence serialised from the iterator its function makes, with no vector built.
+struct SeqOf<F>(F);
+
+impl<F, I> Serialize for SeqOf<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+// Field for field (names, order, omissions) as `JudgementOut` serialises; the line number, a
+// map entry of its own in the flattened record it replaces, comes first.
+impl Serialize for JudgementRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let j = self.judgement;
+        let mut st = s.serialize_struct("JudgementOut", 4)?;
+        if let Some(line) = self.line {
+            st.serialize_field("line", &line)?;
+        }
+        if let Some(exchange) = self.exchange {
+            st.serialize_field("exchange", exchange)?;
+        }
+        st.serialize_field(
+            "verdicts",
+            &SeqOf(|| {
+                j.verdicts.iter().map(|v| VerdictRef {
+                    verdict: v,
+                    raw: self.raw,
+                })
+            }),
+        )?;
+        st.serialize_field("differences", &j.differences())?;
+        st.end()
+    }
+}
+
+/// A verdict serialised as its [`VerdictOut`] would be.
+struct VerdictRef<'a> {
+    verdict: &'a Verdict<'a>,
+    raw: bool,
+}
+
+/// A citation: its pre-serialised JSON, or built (for indented output).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum CiteItem<'a> {
+    Raw(&'a RawValue),
+    Built(CiteOut),
+}
+
+impl<'t> CiteItem<'t> {
+    /// The citation of `a` (a rule of `table`) in `role`: its JSON when `raw`, else built.
+    fn of(table: &RuleTable, a: &'t Active, role: CiteRole, raw: bool) -> CiteItem<'t> {
+        let id = &table.rule_of(a).id;
+        if raw {
+            CiteItem::Raw(ActiveJson::of(id, a).cite(role))
+        } else {
+            CiteItem::Built(CiteOut::of(id, a, role))
+        }
+    }
+}
+
+/// [`DefaultOut`], borrowed.
+#[derive(Serialize)]
+struct DefaultRef<'a> {
+    rule: &'a RawValue,
+    field: &'a str,
+    value: &'a Value,
+    url: &'a RawValue,
+}
+
+/// [`FindingOut`], borrowed.
+#[derive(Serialize)]
+struct FindingRef<'a> {
+    rule: &'a RawValue,
+    severity: Severity,
+    level: Level,
+    layer: Layer,
+    pointer: &'a str,
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    event: Option<usize>,
+    message: Cow<'a, str>,
+    url: &'a RawValue,
+}
+
+// Field for field as `VerdictOut::of` and its serialisation; the redaction is the same.
+impl<'a> Serialize for VerdictRef<'a> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.verdict;
+        let table = v.table();
+        let cite = |a: &'a Active, role| CiteItem::of(table, a, role, self.raw);
+        let mut st = s.serialize_struct("VerdictOut", 11)?;
+        st.serialize_field("protocol", &v.protocol)?;
+        st.serialize_field("outcome", &v.outcome)?;
+        st.serialize_field("layer", &v.layer())?;
+        st.serialize_field("summary", &*redact::text(&v.summary()))?;
+        st.serialize_field(
+            "cites",
+            &SeqOf(|| {
+                v.decided_by
+                    .iter()
+                    .map(|&a| cite(a, CiteRole::Decided))
+                    .chain(v.defaults.iter().map(|&a| cite(a, CiteRole::Default)))
+                    .chain(v.context.iter().map(|&a| cite(a, CiteRole::Context)))
+            }),
+        )?;
+        st.serialize_field(
+            "defaults",
+            &SeqOf(|| {
+                v.defaults.iter().filter_map(|a| {
+                    let d = a.default.as_ref()?;
+                    let json = ActiveJson::of(&table.rule_of(a).id, a);
+                    Some(DefaultRef {
+                        rule: &json.id,
+                        field: &d.field,
+                        value: &d.value,
+                        url: &json.url,
+                    })
+                })
+            }),
+        )?;
+        st.serialize_field(
+            "findings",
+            &SeqOf(|| {
+                v.findings.iter().map(|f| {
+                    let json = ActiveJson::of(&f.rule.id, f.active);
+                    FindingRef {
+                        rule: &json.id,
+                        severity: f.severity,
+                        level: f.active.level,
+                        layer: f.rule.layer,
+                        pointer: &f.pointer,
+                        path: json_path(&f.pointer),
+                        event: f.event,
+                        message: redact::text(&f.message),
+                        url: &json.url,
+                    }
+                })
+            }),
+        )?;
+        if !v.omitted.is_empty() {
+            st.serialize_field("omitted", &SeqOf(|| v.omitted.iter().map(OmittedOut::of)))?;
+        }
+        st.serialize_field("facts", &shown_facts(&v.facts))?;
+        if !v.notes.is_empty() {
+            st.serialize_field("notes", &SeqOf(|| v.notes.iter().map(|n| redact::text(n))))?;
+        }
+        let mut retry = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
+        redact_in_place(&mut retry.detail);
+        st.serialize_field("retry", &retry)?;
+        st.end()
     }
 }

@@ -56,3 +56,4 @@ mod serve_soak;
 mod serve_verdicts;
 mod sse_props;
 mod sse_twins;
+mod verdict_bytes;

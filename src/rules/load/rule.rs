@@ -231,6 +231,7 @@ pub(super) fn load_rules(
                     default: default.clone(),
                     cite,
                     params,
+                    json: std::sync::OnceLock::new(),
                 });
             }
             rules.push(Rule {
