@@ -274,17 +274,14 @@ fn main() {
         measure(&a, &exchanges, |x| run(x, &opt_both)),
         None,
     );
-    // What `classify --format json` does per exchange: judge, then the owned output form
-    // (cites with URLs and quotes, findings, retry advice) serialized to JSON.
+    // What `classify --jsonl` does per exchange: judge, then the verdict record (cites with URLs
+    // and quotes, findings, retry advice) serialized to JSON.
     out.emit(
         "verdict+json",
         "all",
         measure(&a, &exchanges, |x| {
             let j = judge(x, &opt_2026).unwrap_or_else(|e| die(&e.to_string()));
-            black_box(
-                serde_json::to_vec(&mcp_verdict::views::JudgementOut::of(&j, None))
-                    .expect("serializes"),
-            );
+            black_box(mcp_verdict::views::judgement_json(&j, None));
         }),
         None,
     );

@@ -123,7 +123,21 @@ pub struct Active {
     pub params: Params,
     /// What verdict outputs repeat for this entry (its citation per role, its rule id and URL),
     /// serialised to JSON once, on first use, by the views.
-    pub(crate) json: std::sync::OnceLock<crate::views::ActiveJson>,
+    pub(crate) json: std::sync::OnceLock<ActiveJson>,
+}
+
+/// What verdict outputs repeat for an active rule, serialised to JSON once (kept in
+/// [`Active`], made on first use by the views): its citation per role, exactly as the output
+/// view of a citation serialises, and its rule id and URL as JSON strings, written as they are
+/// instead of cloning and escaping the same static text for every verdict.
+#[derive(Debug)]
+pub(crate) struct ActiveJson {
+    /// The citation's object, indexed by role (decided, default, context).
+    pub(crate) cites: [Box<serde_json::value::RawValue>; 3],
+    /// The rule id, as a JSON string.
+    pub(crate) id: Box<serde_json::value::RawValue>,
+    /// The citation's URL, as a JSON string.
+    pub(crate) url: Box<serde_json::value::RawValue>,
 }
 
 /// Data that differs between revisions and is not a rule.

@@ -8,7 +8,6 @@ pub mod rules;
 mod verdict;
 
 pub use rules::{PrecedenceView, RevisionView, RuleView, rule_views};
-pub(crate) use verdict::ActiveJson;
 pub use verdict::{
     CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
     classify_output_json_schema, judgement_json, judgement_json_line, judgement_json_pretty,

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use super::redact;
 use crate::advice::RetryAdvice;
 use crate::judge::{Difference, Facts, Judgement, Verdict};
-use crate::rules::{Active, RuleTable};
+use crate::rules::{Active, ActiveJson, RuleTable};
 use crate::vocab::pointer::json_path;
 use crate::vocab::{Layer, Level, Outcome, Protocol, Severity};
 
@@ -333,20 +333,7 @@ impl JudgementOut {
     }
 }
 
-/// What verdict outputs repeat for an active rule, serialised to JSON once (kept in
-/// [`Active`], made on first use): its citation per role, exactly as [`CiteOut`] serialises,
-/// and its rule id and URL as JSON strings. [`judgement_json`] writes these bytes as they are
-/// instead of cloning and escaping the same static text for every verdict.
-#[derive(Debug)]
-pub(crate) struct ActiveJson {
-    /// The citation's object, indexed by [`CiteRole`] (decided, default, context).
-    cites: [Box<RawValue>; 3],
-    /// The rule id, as a JSON string.
-    id: Box<RawValue>,
-    /// The citation's URL, as a JSON string.
-    url: Box<RawValue>,
-}
-
+/// Made by the views, kept in the rule table's [`Active`] entries.
 impl ActiveJson {
     /// The fragments of `a`, whose rule id is `id`: made the first time they are asked for.
     fn of<'a>(id: &str, a: &'a Active) -> &'a ActiveJson {

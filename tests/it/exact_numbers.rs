@@ -139,7 +139,10 @@ fn error_codes_are_read_by_their_digits() {
     // the envelope is invalid, as for -32602.5.
     for (outcome, rules) in &per {
         assert_eq!(*outcome, Outcome::InvalidEnvelope, "{out}");
-        assert!(rules.iter().any(|r| r == "jsonrpc.error.shape"), "{rules:?}");
+        assert!(
+            rules.iter().any(|r| r == "jsonrpc.error.shape"),
+            "{rules:?}"
+        );
     }
     // Written with a zero fraction it is the integer -32602 (JSON Schema's `integer`).
     let body = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602.0,"message":"bad"}}"#;
