@@ -125,6 +125,30 @@ t('`Value` parse time / tape parse time, ~1 KB success', slower(sp1k, tape1k), '
 t('mcp-verdict schema path / ajv, pre-parsed instances', schemaVsAjv, '> 1×', x => x > 1);
 p('');
 
+// --- whole processes -------------------------------------------------------------------------
+const pSeed = get('process-seed', 'stream');
+if (pSeed) {
+  const lines = Number(env.COMPARE_STREAM_LINES ?? 0).toLocaleString('en-US');
+  const pFull = get('process-full', 'stream');
+  const pCompact = get('process-compact', 'stream');
+  const pCompact1 = get('process-compact-1', 'stream');
+  const rateCell = m => (m ? `${fmtRate(m.rate)} lines/s | ${pct(m.spread)}` : 'n/a | n/a');
+  p(`Whole processes over one JSON Lines file (the ${nEx} exchanges cycled to ${lines} lines, 2026-07-28), ` +
+    'each writing one line per exchange to /dev/null; wall time, median of the rounds:');
+  p('');
+  p('| process | throughput | ± | / the seed process | target |');
+  p('|---|---:|---:|---:|---|');
+  p(`| the seed classifier in one Node process (\`stream.mjs\`: parse each line, classify, write \`{line, outcome, layer}\`) | ${rateCell(pSeed)} | 1× | |`);
+  const row = (what, m, goal, ok) => {
+    const x = faster(m, pSeed);
+    p(`| ${what} | ${rateCell(m)} | ${Number.isNaN(x) ? 'n/a' : `${x.toFixed(2)}×`} | ${ok ? `${goal}: ${verdict(x, ok(x))}` : ''} |`);
+  };
+  row(`\`classify --jsonl --compact\` (${env.MACHINE_CORES ?? '?'} workers)`, pCompact, '≥ 1×', x => x >= 1);
+  row('`classify --jsonl` (full record)', pFull, '≥ 0.5×', x => x >= 0.5);
+  row('`classify --jsonl --compact --jobs 1`', pCompact1, '', null);
+  p('');
+}
+
 // --- per exchange ----------------------------------------------------------------------------
 p('Per exchange type (2026-07-28):');
 p('');

@@ -12,6 +12,7 @@
 #   MCP_SEED_DIR          the seed document's folder (default: ../shared/seed from the repo root)
 #   MCP_SPEC_SCHEMA       the official schema (default: ../shared/spec/2026-07-28/schema/schema.json)
 #   NODE                  the node binary (default: node on PATH; 20 or later)
+#   COMPARE_STREAM_LINES=100000  lines of the whole-process comparison
 #
 # Needs the network only for `npm ci` when benches/compare/node_modules is missing or stale.
 set -euo pipefail
@@ -77,11 +78,45 @@ for r in $(seq 1 "$RUNS"); do
   echo "compare: round $r/$RUNS" >&2
   if [ $((r % 2)) -eq 1 ]; then node_side; rust_side; else rust_side; node_side; fi
 done
+# 5. Whole processes over one JSON Lines file: the 17 exchanges cycled to STREAM_LINES lines,
+#    judged by `mcp-verdict classify --jsonl` (full and compact records, all cores and one) and
+#    classified by the seed in one Node process (`stream.mjs`), each writing a line per exchange
+#    to /dev/null; rounds alternate which goes first. Rates are lines per second of wall time.
+STREAM_LINES="${COMPARE_STREAM_LINES:-100000}"
+echo "compare: cargo build --release --bin mcp-verdict" >&2
+cargo build --release -q --bin mcp-verdict || die "building mcp-verdict failed (see above)"
+cli="$target/release/mcp-verdict"
+stream_file="$out/stream.jsonl"
+"$NODE" -e 'const fs=require("fs");const [src,dst,n]=process.argv.slice(1);
+  const ls=fs.readFileSync(src,"utf8").split("\n").filter(Boolean);
+  const out=[];for(let i=0;i<Number(n);i++)out.push(ls[i%ls.length]);fs.writeFileSync(dst,out.join("\n")+"\n")' \
+  "$out/exchanges.jsonl" "$stream_file" "$STREAM_LINES"
+timed() { # SIDE NAME COMMAND...: one timed run, appended as a row
+  local side="$1" name="$2"; shift 2
+  local t0 t1
+  t0="$(date +%s%N)"
+  "$@" >/dev/null 2>&1 || [ $? -eq 1 ] || die "$side: $* failed"
+  t1="$(date +%s%N)"
+  "$NODE" -e 'const [s,n,l,ns,f]=process.argv.slice(1);require("fs").appendFileSync(f,
+    JSON.stringify({side:s,name:n,rates:[Number(l)*1e9/Number(ns)],result:null})+"\n")' \
+    "$side" "$name" "$STREAM_LINES" "$((t1 - t0))" "$results"
+}
+for r in $(seq 1 "$RUNS"); do
+  echo "compare: whole processes, round $r/$RUNS ($STREAM_LINES lines)" >&2
+  seed_proc() { timed process-seed stream "$NODE" "$here/stream.mjs" "$out/seed-classifier.mjs" "$stream_file"; }
+  ours() {
+    timed process-full stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28
+    timed process-compact stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28 --compact
+    timed process-compact-1 stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28 --compact --jobs 1
+  }
+  if [ $((r % 2)) -eq 1 ]; then seed_proc; ours; else ours; seed_proc; fi
+done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 
-# 5. The table.
+# 6. The table.
 MACHINE_CPU="$cpu" MACHINE_CORES="$(nproc)" MACHINE_NODE="$("$NODE" --version)" \
   MACHINE_RUSTC="$(rustc --version)" MACHINE_AJV="$locked" MACHINE_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
   MACHINE_LOAD="$load_before -> $load_after" COMPARE_RUNS="$RUNS" COMPARE_MIN_MS="$MIN_MS" \
+  COMPARE_STREAM_LINES="$STREAM_LINES" \
   "$NODE" "$here/report.mjs" "$results" "$out/exchanges.jsonl" "$out/instances.jsonl" | tee "$out/report.md"
 echo "compare: table written to $out/report.md" >&2
