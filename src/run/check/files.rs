@@ -287,6 +287,16 @@ fn read_stamped(path: &Path) -> std::io::Result<(Vec<u8>, Stamp)> {
     Ok((bytes, (meta.len(), meta.modified().ok())))
 }
 
+/// An input error with no position in the file.
+fn unplaced(kind: InputErrorKind, message: String) -> InputError {
+    InputError {
+        kind,
+        line: None,
+        column: None,
+        message,
+    }
+}
+
 /// Checks the file at `path` (see [`REREAD_AT`]).
 fn check_path(label: String, path: &Path, options: &CheckOptions<'_>) -> FileResult {
     match read_stamped(path) {
@@ -297,12 +307,10 @@ fn check_path(label: String, path: &Path, options: &CheckOptions<'_>) -> FileRes
         Err(e) => FileResult {
             file: label,
             name: None,
-            error: Some(InputError {
-                kind: InputErrorKind::Unreadable,
-                line: None,
-                column: None,
-                message: format!("cannot read the file: {e}"),
-            }),
+            error: Some(unplaced(
+                InputErrorKind::Unreadable,
+                format!("cannot read the file: {e}"),
+            )),
             results: Vec::new(),
             elapsed: Default::default(),
         },
@@ -360,12 +368,7 @@ fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileRe
     ) {
         Ok(j) => j,
         Err(e) => {
-            out.error = Some(InputError {
-                kind: InputErrorKind::NoRevision,
-                line: None,
-                column: None,
-                message: e.to_string(),
-            });
+            out.error = Some(unplaced(InputErrorKind::NoRevision, e.to_string()));
             return out;
         }
     };
@@ -375,21 +378,14 @@ fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileRe
         Err((path, stamp)) => match read_stamped(path) {
             Ok((b, now)) if now == stamp => b.into(),
             Ok(_) => {
-                out.error = Some(InputError {
-                    kind: InputErrorKind::Unreadable,
-                    line: None,
-                    column: None,
-                    message: "the file changed while it was being checked (a large file is read again to locate its findings); check it again once it is no longer being written".to_string(),
-                });
+                out.error = Some(unplaced(InputErrorKind::Unreadable, "the file changed while it was being checked (a large file is read again to locate its findings); check it again once it is no longer being written".to_string()));
                 return out;
             }
             Err(e) => {
-                out.error = Some(InputError {
-                    kind: InputErrorKind::Unreadable,
-                    line: None,
-                    column: None,
-                    message: format!("cannot read the file again to locate its findings: {e}"),
-                });
+                out.error = Some(unplaced(
+                    InputErrorKind::Unreadable,
+                    format!("cannot read the file again to locate its findings: {e}"),
+                ));
                 return out;
             }
         },
@@ -486,12 +482,7 @@ fn prepare(
     let protocols = match revisions_for(&file, &ex, options) {
         Ok(p) => p,
         Err(e) => {
-            out.error = Some(InputError {
-                kind: InputErrorKind::NoRevision,
-                line: None,
-                column: None,
-                message: e.to_string(),
-            });
+            out.error = Some(unplaced(InputErrorKind::NoRevision, e.to_string()));
             return None;
         }
     };
