@@ -37,22 +37,21 @@ fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
         if !matches!(m.kind, MessageKind::Notification | MessageKind::Request) {
             continue;
         }
+        // A message without its value was accepted, as it was read, by the schemas of every
+        // revision it is judged under (`Analysis::judged`).
         let (Some(method), Some(value)) = (m.method(), m.value.as_ref()) else {
             continue;
         };
-        let Some(def) = schemas.message(method) else {
-            continue; // `sse_undefined_method` judges it
-        };
-        // The specialised check decides "valid" alone; the full validator judges every "no".
-        if schemas.fast(&def.def).is_some_and(|f| f.is_valid(value)) {
+        // An undefined method is `sse_undefined_method`'s to judge.
+        if schemas.accepts(method, value) {
             continue;
         }
+        let Some(def) = schemas.message(method) else {
+            continue;
+        };
         let Some(validator) = schemas.def(&def.def) else {
             continue;
         };
-        if validator.is_valid(value) {
-            continue;
-        }
         hits.extend(shape_errors(validator, value).into_iter().map(|e| {
             let path = json_path(&e.pointer);
             Hit::in_event(
@@ -128,11 +127,8 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
     let mut any = false;
     for (after, m) in notifications(s, "notifications/progress") {
         any = true;
-        let params = m.value.as_ref().and_then(|v| v.get("params"));
-        let got_token = params.and_then(|p| p.get("progressToken"));
-        let progress = params
-            .and_then(|p| p.get("progress"))
-            .and_then(Value::as_f64);
+        let got_token = m.progress_token();
+        let progress = m.progress();
         let mut own_token = false;
         match (token, got_token) {
             (None, _) => hits.push(Hit::in_event(
@@ -221,12 +217,7 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
     let mut hits = Vec::new();
     for (_, m) in notifications(s, "notifications/message") {
         any = true;
-        let level = m
-            .value
-            .as_ref()
-            .and_then(|v| v.get("params"))
-            .and_then(|p| p.get("level"))
-            .and_then(Value::as_str);
+        let level = m.level();
         // A level that is not a level at all is a schema error (`sse_message_schema`).
         let Some((level, r)) = level.and_then(|l| rank(l).map(|r| (l, r))) else {
             continue;

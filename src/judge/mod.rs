@@ -184,7 +184,14 @@ pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, 
             &from_exchange
         }
     };
-    let analysis = Analysis::new(ex);
+    // A stream notification that every selected revision's schema accepts is held as the few
+    // members the checks read of it, not as its whole tree.
+    let accepted = |method: &str, message: &serde_json::Value| {
+        protocols
+            .iter()
+            .all(|&p| crate::schema::for_revision(p).accepts(method, message))
+    };
+    let analysis = Analysis::judged(ex, &accepted);
     // JSON nested past serde_json's limit is walked (and dropped) on a stack grown for its
     // depth; nothing deep leaves the judgement (facts keep shallow copies).
     let verdicts = crate::wire::deep::on_stack_for(analysis.nesting_depth(), move || {

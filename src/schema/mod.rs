@@ -99,6 +99,19 @@ impl RevisionSchemas {
         self.messages.get(method)
     }
 
+    /// Whether `message`, sent with `method`, validates against the definition the schema has
+    /// for that method: the specialised check decides "valid" alone, the full validator every
+    /// "no". True when the schema defines no such method (nothing to validate it against).
+    pub fn accepts(&self, method: &str, message: &Value) -> bool {
+        let Some(def) = self.message(method) else {
+            return true;
+        };
+        if self.fast(&def.def).is_some_and(|f| f.is_valid(message)) {
+            return true;
+        }
+        self.def(&def.def).is_none_or(|v| v.is_valid(message))
+    }
+
     /// Whether the schema defines any request a server may send (revisions that moved server
     /// requests into results define none).
     pub fn defines_server_requests(&self) -> bool {

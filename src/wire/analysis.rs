@@ -141,14 +141,78 @@ pub struct StreamMessage {
     pub event: usize,
     /// What it is.
     pub kind: MessageKind,
-    /// The parsed data, when it is JSON.
+    /// The parsed data, when it is JSON and kept whole: always, except for a notification
+    /// read by [`Analysis::judged`] that its schema accepts, which keeps only its
+    /// [`StreamMessage::digest`].
     pub value: Option<Value>,
+    /// What the stream checks read of a notification whose value was not kept.
+    pub digest: Option<Box<Digest>>,
+}
+
+/// The members of a notification that the stream checks read, kept in place of its value when
+/// the schemas it is judged under accept it as it is (so nothing else of it is ever reported).
+/// A long stream of progress or log notifications is then held as these few members rather
+/// than as every message's parsed tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Digest {
+    /// `method`.
+    pub method: Box<str>,
+    /// `params.progressToken`.
+    pub progress_token: Option<Value>,
+    /// `params.progress`, as a double.
+    pub progress: Option<f64>,
+    /// `params.level`, when a string.
+    pub level: Option<Box<str>>,
+}
+
+impl Digest {
+    fn of(method: &str, v: &Value) -> Digest {
+        let params = v.get("params");
+        let member = |name: &str| params.and_then(|p| p.get(name));
+        Digest {
+            method: method.into(),
+            progress_token: member("progressToken").cloned(),
+            progress: member("progress").and_then(Value::as_f64),
+            level: member("level").and_then(Value::as_str).map(Box::from),
+        }
+    }
 }
 
 impl StreamMessage {
     /// `method` of a notification or request.
     pub fn method(&self) -> Option<&str> {
-        self.value.as_ref()?.get("method")?.as_str()
+        match &self.digest {
+            Some(d) => Some(&d.method),
+            None => self.value.as_ref()?.get("method")?.as_str(),
+        }
+    }
+
+    fn param(&self, name: &str) -> Option<&Value> {
+        self.value.as_ref()?.get("params")?.get(name)
+    }
+
+    /// `params.progressToken`.
+    pub fn progress_token(&self) -> Option<&Value> {
+        match &self.digest {
+            Some(d) => d.progress_token.as_ref(),
+            None => self.param("progressToken"),
+        }
+    }
+
+    /// `params.progress`, as a double.
+    pub fn progress(&self) -> Option<f64> {
+        match &self.digest {
+            Some(d) => d.progress,
+            None => self.param("progress").and_then(Value::as_f64),
+        }
+    }
+
+    /// `params.level`, when a string.
+    pub fn level(&self) -> Option<&str> {
+        match &self.digest {
+            Some(d) => d.level.as_deref(),
+            None => self.param("level").and_then(Value::as_str),
+        }
     }
 }
 
@@ -272,6 +336,10 @@ impl<'x> RequestFacts<'x> {
     }
 }
 
+/// Whether the schemas a stream is judged under accept a notification (its method, the
+/// message): see [`Analysis::judged`].
+pub type Accepted<'a> = &'a dyn Fn(&str, &Value) -> bool;
+
 /// The analysed exchange.
 #[derive(Debug)]
 pub struct Analysis<'x> {
@@ -291,10 +359,25 @@ pub struct Analysis<'x> {
 
 impl<'x> Analysis<'x> {
     /// Analyses an exchange: reads the request, branches on Content-Type, parses the body once.
+    /// Every message of a stream keeps its parsed value.
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
+        Self::read(ex, None)
+    }
+
+    /// Analyses an exchange that is judged under revisions whose schemas `accepted` stands
+    /// for: `accepted(method, message)` says whether a stream notification with that method
+    /// validates under each of them (true too where a revision defines no such method). A
+    /// notification accepted as read keeps only its [`Digest`], so that a long stream is held
+    /// as a few members per message rather than as every message's tree; the checks read the
+    /// same members either way.
+    pub fn judged(ex: &'x Exchange, accepted: Accepted<'_>) -> Analysis<'x> {
+        Self::read(ex, Some(accepted))
+    }
+
+    fn read(ex: &'x Exchange, accepted: Option<Accepted<'_>>) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let (body, json_text, depth) = read_body(ex, &media, req.id);
+        let (body, json_text, depth) = read_body(ex, &media, req.id, accepted);
         Analysis {
             ex,
             req,
@@ -415,6 +498,7 @@ fn read_body<'x>(
     ex: &'x Exchange,
     media: &Media,
     request_id: Option<&Value>,
+    accepted: Option<Accepted<'_>>,
 ) -> (Body, Option<&'x str>, usize) {
     let bytes = ex.body.as_slice();
     let sniff_json = || {
@@ -428,7 +512,7 @@ fn read_body<'x>(
         // stream and stays quiet until the connection ends has started an answer, not sent an
         // empty body.
         Media::EventStream => {
-            let (stream, depth) = read_stream(bytes, request_id);
+            let (stream, depth) = read_stream(bytes, request_id, accepted);
             return (Body::Stream(Box::new(stream)), None, depth);
         }
         _ if bytes.is_empty() => return (Body::Empty, None, 0),
@@ -466,13 +550,83 @@ fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usiz
 /// JSON-RPC id equality, kept here for callers of this module: numbers by exact value.
 pub use crate::wire::number::ids_equal;
 
-fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
-    let mut parsed = crate::wire::sse::parse(bytes);
-    let mut messages = Vec::with_capacity(parsed.events.len());
-    let mut final_index = None;
-    let mut deepest = 0;
-    let last_event = parsed.events.len().saturating_sub(1);
-    for (at, ev) in parsed.events.iter_mut().enumerate() {
+fn read_stream(
+    bytes: &[u8],
+    request_id: Option<&Value>,
+    accepted: Option<Accepted<'_>>,
+) -> (Stream, usize) {
+    let mut reader = StreamReader {
+        request_id,
+        accepted,
+        messages: Vec::new(),
+        final_index: None,
+        deepest: 0,
+    };
+    // The body is fed in pieces and each event read as it is dispatched, so that the text of
+    // the events read is released before the rest is split into events: a long stream is never
+    // held as its body, every event's text and every message at once.
+    let mut parser = crate::wire::sse::Parser::new();
+    for piece in bytes.chunks(STREAM_PIECE) {
+        parser.feed(piece);
+        reader.read_new(parser.events_mut());
+    }
+    let mut parsed = parser.finish();
+    reader.read_new(&mut parsed.events);
+    let StreamReader {
+        mut messages,
+        mut final_index,
+        deepest,
+        ..
+    } = reader;
+    let final_matches = final_index.is_some();
+    if final_index.is_none() && parsed.tail.is_none() {
+        // The same bytes as a JSON body would be judged as the response: so is the message that
+        // ends the stream where the response belongs.
+        final_index = messages
+            .last()
+            .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
+            .map(|_| messages.len() - 1);
+    }
+    messages.shrink_to_fit();
+    let stream = Stream {
+        parsed,
+        messages,
+        final_index,
+        final_matches,
+    };
+    (stream, deepest)
+}
+
+/// How much of an event-stream body is split into events before the events are read.
+const STREAM_PIECE: usize = 1 << 20;
+
+/// Reads a stream's events into messages as they are dispatched.
+struct StreamReader<'r> {
+    request_id: Option<&'r Value>,
+    accepted: Option<Accepted<'r>>,
+    messages: Vec<StreamMessage>,
+    final_index: Option<usize>,
+    deepest: usize,
+}
+
+impl StreamReader<'_> {
+    /// Reads the events of `events` not read yet (the parser's events so far, in order).
+    fn read_new(&mut self, events: &mut [crate::wire::sse::Event]) {
+        let from = self.messages.len();
+        for at in from..events.len() {
+            // Once read, an event's text is only needed for the response message (its raw
+            // text is checked for repeated keys) and for the last event (the response by
+            // default when no id matches): an event's text is released once a later event
+            // is read, unless it is the response's.
+            if at > 0 && self.final_index != Some(at - 1) {
+                events[at - 1].data = String::new();
+            }
+            let message = self.read(&events[at]);
+            self.messages.push(message);
+        }
+    }
+
+    fn read(&mut self, ev: &crate::wire::sse::Event) -> StreamMessage {
         let parsed_data = match ev.invalid_utf8_at() {
             Some(offset) => Err(MessageKind::NotUtf8 { offset }),
             None => deep::parse(&ev.data).map_err(|e| match e {
@@ -484,9 +638,9 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
                 },
             }),
         };
-        let (kind, value) = match parsed_data {
+        let (kind, value, depth) = match parsed_data {
             Ok((v, depth)) => {
-                deepest = deepest.max(depth);
+                self.deepest = self.deepest.max(depth);
                 let kind = match v.as_object() {
                     Some(o) if o.contains_key("result") || o.contains_key("error") => {
                         MessageKind::Response
@@ -497,50 +651,41 @@ fn read_stream(bytes: &[u8], request_id: Option<&Value>) -> (Stream, usize) {
                     Some(o) if o.contains_key("method") => MessageKind::Notification,
                     _ => MessageKind::Other,
                 };
-                (kind, Some(v))
+                (kind, Some(v), depth)
             }
-            Err(kind) => (kind, None),
+            Err(kind) => (kind, None, 0),
         };
-        if final_index.is_none() && matches!(kind, MessageKind::Response) {
+        if self.final_index.is_none() && matches!(kind, MessageKind::Response) {
             let id = value.as_ref().and_then(|v| v.get("id"));
-            let matches = match (request_id, id) {
+            let matches = match (self.request_id, id) {
                 (None, _) => true,
                 (Some(want), Some(got)) => ids_equal(want, got),
                 (Some(_), None) => false,
             };
             if matches {
-                final_index = Some(messages.len());
+                self.final_index = Some(self.messages.len());
             }
         }
-        // Once read, an event's text is only needed for the response message (its raw text
-        // is checked for repeated keys) and for the last event (the response by default when
-        // no id matches): the others are released as the stream is read, so that a long
-        // stream is held as its parsed messages, not also as a second copy of its text.
-        if final_index != Some(messages.len()) && at != last_event {
-            ev.data = String::new();
-        }
-        messages.push(StreamMessage {
+        // A notification the schemas accept keeps only what the checks read of it. One nested
+        // past serde_json's limit is kept whole: it is walked and dropped on a grown stack.
+        let (value, digest) = match (self.accepted, &kind, value) {
+            (Some(accepted), MessageKind::Notification, Some(v)) if depth == 0 => {
+                match v.get("method").and_then(Value::as_str) {
+                    Some(method) if accepted(method, &v) => {
+                        (None, Some(Box::new(Digest::of(method, &v))))
+                    }
+                    _ => (Some(v), None),
+                }
+            }
+            (_, _, value) => (value, None),
+        };
+        StreamMessage {
             event: ev.index,
             kind,
             value,
-        });
+            digest,
+        }
     }
-    let final_matches = final_index.is_some();
-    if final_index.is_none() && parsed.tail.is_none() {
-        // The same bytes as a JSON body would be judged as the response: so is the message that
-        // ends the stream where the response belongs.
-        final_index = messages
-            .last()
-            .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
-            .map(|_| messages.len() - 1);
-    }
-    let stream = Stream {
-        parsed,
-        messages,
-        final_index,
-        final_matches,
-    };
-    (stream, deepest)
 }
 
 fn offset_of(text: &str, line: usize, column: usize) -> usize {

@@ -516,6 +516,10 @@ impl fmt::Display for ExchangeError {
 
 impl std::error::Error for ExchangeError {}
 
+/// A `response.body` literal at least this long is decoded apart from the rest of the file
+/// (see [`ExchangeFile::from_slice`]).
+const LARGE_BODY: usize = 1 << 20;
+
 impl ExchangeFile {
     /// Parses an exchange file. Only `response.body_json` may nest deeper than `serde_json`'s
     /// limit of 128 levels (up to [`crate::wire::deep::MAX_DEPTH`]); it is then kept as its
@@ -523,10 +527,51 @@ impl ExchangeFile {
     pub fn from_slice(bytes: &[u8]) -> Result<ExchangeFile, ExchangeError> {
         // A leading byte order mark is skipped, as in every other input path.
         let bytes = crate::wire::utf8::strip_bom(bytes);
+        if let Some(file) = Self::with_large_body(bytes) {
+            return Ok(file);
+        }
         match serde_json::from_slice(bytes) {
             Err(e) if crate::wire::deep::is_depth_error(&e) => Self::from_deep_slice(bytes, &e),
             parsed => parsed.map_err(|e| Self::file_error(&e)),
         }
+    }
+
+    /// Reads a file whose `response.body` is a string of [`LARGE_BODY`] bytes or more, holding
+    /// the file and the decoded body and nothing more: the body's literal is found without
+    /// decoding it, decoded into text of its exact length, and the rest of the file is read
+    /// with the literal left out. `None` whenever the file is not such a file or any step
+    /// fails; the caller then reads it the ordinary way, which decides and reports alike.
+    fn with_large_body(bytes: &[u8]) -> Option<ExchangeFile> {
+        use serde_json::value::RawValue;
+        #[derive(Deserialize)]
+        struct Outline<'a> {
+            #[serde(borrow)]
+            response: Option<ResponseOutline<'a>>,
+        }
+        #[derive(Deserialize)]
+        struct ResponseOutline<'a> {
+            #[serde(borrow)]
+            body: Option<&'a RawValue>,
+        }
+        if bytes.len() < LARGE_BODY {
+            return None;
+        }
+        let outline: Outline<'_> = serde_json::from_slice(bytes).ok()?;
+        let literal = outline.response?.body?.get();
+        if literal.len() < LARGE_BODY || !literal.starts_with('"') {
+            return None;
+        }
+        let start = literal.as_ptr() as usize - bytes.as_ptr() as usize;
+        let end = start + literal.len();
+        let body = crate::wire::jsonstr::decode(literal)?;
+        // The rest of the file, with `null` where the body's literal stands.
+        let rest = std::io::Read::chain(
+            std::io::Read::chain(&bytes[..start], &b"null"[..]),
+            &bytes[end..],
+        );
+        let mut file: ExchangeFile = serde_json::from_reader(rest).ok()?;
+        file.response.body = Some(body);
+        Some(file)
     }
 
     fn file_error(e: &serde_json::Error) -> ExchangeError {
@@ -732,5 +777,56 @@ mod tests {
         assert!(e.column.is_some());
         let e = ExchangeFile::from_slice(br#"{"response":{"status":200},"bogus":1}"#).unwrap_err();
         assert!(e.message.contains("bogus"), "{}", e.message);
+    }
+
+    /// A file whose `response.body` literal is `body` (already escaped), padded past
+    /// [`LARGE_BODY`], with `after` written after the response.
+    fn large(body: &str, after: &str) -> Vec<u8> {
+        let pad = r#"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"#
+            .repeat(LARGE_BODY / 60);
+        format!(
+            "{{\n  \"name\": \"large\",\n  \"request\": {{\"body\": {{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\"}}}},\n  \"response\": {{\"status\": 200, \"headers\": {{\"Content-Type\": \"text/event-stream\"}},\n    \"body\": \"{body}{pad}\"}}{after}\n}}"
+        )
+        .into_bytes()
+    }
+
+    /// What the ordinary read gives: the file as `serde_json` reads it, or its error.
+    fn ordinary(bytes: &[u8]) -> Result<Value, ExchangeError> {
+        serde_json::from_slice::<ExchangeFile>(bytes)
+            .map(|f| serde_json::to_value(f).unwrap())
+            .map_err(|e| ExchangeFile::file_error(&e))
+    }
+
+    #[test]
+    fn a_large_body_is_read_apart_with_the_same_result() {
+        for (body, after) in [
+            (r#"caf\u00e9 \ud83d\ude00 \"q\" \\ \/ \t"#, ""),
+            (
+                "raw é 😀",
+                r#", "expect": {"all": {"outcome": "TOOL_SUCCESS"}}"#,
+            ),
+        ] {
+            let bytes = large(body, after);
+            let mine = ExchangeFile::with_large_body(&bytes).expect("read apart");
+            let mine = serde_json::to_value(mine).unwrap();
+            assert_eq!(Ok(mine), ordinary(&bytes));
+        }
+    }
+
+    #[test]
+    fn a_large_body_the_ordinary_read_refuses_is_refused_alike() {
+        for (body, after) in [
+            // A lone surrogate, an unknown member after the body, a repeated body.
+            (r#"lone \ud83d here"#, ""),
+            ("", r#", "bogus": 1"#),
+            ("", r#", "response": {"status": 200}"#),
+            // An expectation the ordinary read refuses, after the body.
+            ("", r#", "expect": {"all": {"outcome": "SUCCESS"}}"#),
+        ] {
+            let bytes = large(body, after);
+            assert!(ExchangeFile::with_large_body(&bytes).is_none());
+            let e = ExchangeFile::from_slice(&bytes).unwrap_err();
+            assert_eq!(Err(e), ordinary(&bytes));
+        }
     }
 }

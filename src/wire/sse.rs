@@ -461,6 +461,12 @@ impl Parser {
         &self.events
     }
 
+    /// Events dispatched so far, for a reader that takes what it needs of each as it comes
+    /// (e.g. releases `data` once read, so that a long stream is not held as text).
+    pub fn events_mut(&mut self) -> &mut [Event] {
+        &mut self.events
+    }
+
     /// Number of input bytes fed so far.
     pub fn position(&self) -> usize {
         if self.bom_decided {

@@ -1,5 +1,5 @@
 //! Peak memory of `check` and `classify` on a 50 MiB recording: bounded by a small multiple of
-//! the file (the issue asks for about 3x; the bound here leaves room for the allocator).
+//! the file: under 3x.
 
 use std::process::Stdio;
 
@@ -75,11 +75,12 @@ fn check_and_classify_hold_a_long_recording_in_a_few_times_its_size() {
             peak >> 20,
             size >> 20
         );
-        // Measured 4.15x in a release build and 4.33x in a debug one (6.12x before each
-        // event's text was released once read and the file let go while judging); what
-        // remains is the body (1x) and its parsed messages (about 2.2x the text here: each
-        // small JSON object is a tree node of about 600 bytes).
-        assert!(ratio < 4.6, "{what}: peak RSS {ratio:.2}x the file");
+        // Measured in a release build: check 2.69x, classify 2.14x; in a debug build 2.89x and
+        // 2.33x (6.12x before each event's text was released once read and the file let go
+        // while judging, 4.15x before the stream was read as it is split and its accepted
+        // notifications held as digests). What remains is the file and the body it decodes to
+        // (2x while the file is read), and the program itself.
+        assert!(ratio < 3.0, "{what}: peak RSS {ratio:.2}x the file");
     }
     let report = std::fs::read_to_string(&out).unwrap();
     assert!(
