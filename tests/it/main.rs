@@ -56,4 +56,5 @@ mod serve_soak;
 mod serve_verdicts;
 mod sse_props;
 mod sse_twins;
+mod stream_digest;
 mod verdict_bytes;
