@@ -206,6 +206,14 @@ def main():
     put("sse", b"event: message\ndata: {\"a\":\ndata: 1}\n\nid: x\x00y\ndata: tail")
     put("sse", b"retry: 99999999999999999999999\nfoo: bar\ndata\n\ndata: \xff\xfe\n\n")
 
+    # JSON string literals: escapes, surrogate pairs, and what must be refused.
+    for literal in [
+        rb'"plain"', rb'"line\nnext \"q\" \\ \/ \b\f\r\t"', rb'"caf\u00e9 \ud83d\ude00"',
+        '"raw \u00e9 \U0001F600"'.encode("utf-8"), rb'"lone \ud83d"', rb'"\ude00"', rb'"\x"',
+        rb'"\u12"', b'"raw\ncontrol"', rb'event: message\ndata: {\"jsonrpc\":\"2.0\"}',
+    ]:
+        put("json_string", literal)
+
     # HTTP framing the fixtures do not show.
     head = b"POST /mcp?x=1 HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
     body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'

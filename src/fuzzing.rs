@@ -226,6 +226,29 @@ pub fn judge_body(protocol: Protocol, bytes: &[u8]) -> Replay {
     Ok(1)
 }
 
+/// The decoder of a large `response.body` literal (`wire::jsonstr`, written by hand) against
+/// `serde_json`: the bytes (lossily decoded), as they are and between quotes, must decode to
+/// what `serde_json` reads from the same literal, or be refused where it refuses.
+pub fn json_string(bytes: &[u8]) -> Replay {
+    let text = String::from_utf8_lossy(bytes);
+    let mut decoded = 0;
+    for literal in [text.to_string(), format!("\"{text}\"")] {
+        let mine = crate::wire::jsonstr::decode(&literal);
+        let delimited = literal.len() >= 2 && literal.starts_with('"') && literal.ends_with('"');
+        if delimited {
+            let theirs = serde_json::from_str::<String>(&literal).ok();
+            assert_eq!(mine, theirs, "{literal:?}");
+        } else {
+            assert_eq!(mine, None, "{literal:?} is no literal");
+        }
+        decoded += usize::from(mine.is_some());
+    }
+    if decoded == 0 {
+        return Err("neither the bytes nor the bytes quoted are a JSON string literal".into());
+    }
+    Ok(decoded)
+}
+
 /// `serve`'s request parser on the bytes a client sent: requests are parsed one after the other
 /// (pipelining) until the bytes run out or one is rejected.
 #[cfg(feature = "serve")]

@@ -74,6 +74,11 @@ fn sse() {
 }
 
 #[test]
+fn json_string() {
+    replay("json_string", fuzzing::json_string);
+}
+
+#[test]
 fn har() {
     replay("har", fuzzing::har);
 }
@@ -110,6 +115,7 @@ fn every_target_is_replayed() {
     const REPLAYED: &[&str] = &[
         "exchange_file",
         "har",
+        "json_string",
         "jsonl_line",
         "judge_2025",
         "judge_2026",
