@@ -35,6 +35,19 @@ fn render(judgement: &Judgement<'_>, label: &str) {
     assert!(!text.is_empty(), "the text view says something");
 }
 
+/// Judging with the cap applied as the checks run (`judge_capped`, as the command line does)
+/// gives what judging and capping afterwards gave.
+fn same_as_capped(ex: &Exchange, options: &Options<'_>, capped_after: &Judgement<'_>) {
+    let capped = crate::judge::judge_capped(ex, options, DEFAULT_MAX_FINDINGS_PER_RULE)
+        .expect("judged before, so judged again");
+    let view = |j: &Judgement<'_>| serde_json::to_string(&JudgementOut::of(j, None)).unwrap();
+    assert_eq!(
+        view(&capped),
+        view(capped_after),
+        "capping as judged changes nothing"
+    );
+}
+
 /// `classify FILE`: an exchange file read, judged under the revisions it names (under every
 /// revision when it names none), and rendered.
 pub fn exchange_file(bytes: &[u8]) -> Replay {
@@ -44,19 +57,18 @@ pub fn exchange_file(bytes: &[u8]) -> Replay {
     }
     let _ = file.unknown_expect_keys();
     let ex = file.into_exchange().map_err(|e| e.to_string())?;
-    let mut judgement = match judge(&ex, &Options::default()) {
+    let mut options = Options::default();
+    let mut judgement = match judge(&ex, &options) {
         Ok(j) => j,
         Err(JudgeError::UnknownRevision) => {
-            let options = Options {
-                protocols: Some(ALL),
-                ..Options::default()
-            };
+            options.protocols = Some(ALL);
             judge(&ex, &options).expect("named revisions are always judged")
         }
         Err(e) => return Err(e.to_string()),
     };
     assert!(!judgement.verdicts.is_empty(), "a judgement has a verdict");
     judgement.cap_findings(DEFAULT_MAX_FINDINGS_PER_RULE);
+    same_as_capped(&ex, &options, &judgement);
     render(&judgement, "exchange.json");
     Ok(judgement.verdicts.len())
 }
@@ -222,6 +234,7 @@ pub fn judge_body(protocol: Protocol, bytes: &[u8]) -> Replay {
     assert_eq!(judgement.verdicts.len(), 1, "one verdict per revision");
     assert_eq!(judgement.verdicts[0].protocol, protocol, "judged as asked");
     judgement.cap_findings(DEFAULT_MAX_FINDINGS_PER_RULE);
+    same_as_capped(&ex, &options, &judgement);
     render(&judgement, "response");
     Ok(1)
 }

@@ -78,7 +78,7 @@ pub mod vocab;
 pub mod wire;
 
 pub use advice::{RetryAdvice, RetryPolicy, advise};
-pub use judge::{Engine, JudgeError, Judgement, Options, Verdict, judge};
+pub use judge::{Engine, JudgeError, Judgement, Options, Verdict, judge, judge_capped};
 pub use rules::RuleTable;
 pub use views::{JudgementOut, VerdictOut};
 pub use vocab::{Actor, Layer, Level, Outcome, Protocol, Severity};

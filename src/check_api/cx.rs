@@ -53,6 +53,8 @@ pub struct Cx<'a> {
     have: Needs,
     output_schema: OnceCell<Option<Result<OutputSchema, OutputSchemaProblem>>>,
     listed_schemas: OnceCell<Vec<ListedSchema>>,
+    /// At most this many findings per rule are kept (0: all): see [`Cx::hits`].
+    cap: usize,
 }
 
 /// A schema member of a tool listed in a `tools/list` result, compiled under its dialect.
@@ -226,7 +228,25 @@ impl<'a> Cx<'a> {
             have,
             output_schema: OnceCell::new(),
             listed_schemas: OnceCell::new(),
+            cap: 0,
         }
+    }
+
+    /// The same, keeping at most `cap` findings per rule (0: all).
+    pub fn capped(mut self, cap: usize) -> Cx<'a> {
+        self.cap = cap;
+        self
+    }
+
+    /// At most how many findings per rule the judgement keeps (0: all).
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// A collector for a check's hits that describes no more of them than the judgement
+    /// keeps ([`crate::check_api::Hits`]): for checks that may trigger at every event or item.
+    pub fn hits(&self) -> crate::check_api::Hits {
+        crate::check_api::Hits::capped(self.cap)
     }
 
     /// The tool's `outputSchema` compiled under its dialect (once, for every check that asks);

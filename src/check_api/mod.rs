@@ -19,6 +19,9 @@ pub enum Eval {
     Pass,
     /// The condition is present (for a requirement: violated), with where and why.
     Trigger(Vec<Hit>),
+    /// The condition is present, at more places than the judgement keeps findings for (see
+    /// [`Cx::hits`]): the first hits, and how many more were counted without being described.
+    TriggerMore(Vec<Hit>, usize),
 }
 
 impl Eval {
@@ -38,6 +41,46 @@ impl Eval {
             Eval::Pass
         } else {
             Eval::Trigger(hits)
+        }
+    }
+}
+
+/// A check's hits, collected under the judgement's cap on findings per rule: past the cap a
+/// hit is counted, not described, so that a check triggering at every one of 400,000 events
+/// does not hold 400,000 messages only for all but a few to be left out of the verdict.
+#[derive(Debug)]
+pub struct Hits {
+    hits: Vec<Hit>,
+    /// At most this many hits are described (0: all).
+    cap: usize,
+    more: usize,
+}
+
+impl Hits {
+    /// Hits kept to at most `cap` (0: all).
+    pub fn capped(cap: usize) -> Hits {
+        Hits {
+            hits: Vec::new(),
+            cap,
+            more: 0,
+        }
+    }
+
+    /// Adds a hit, described by `hit` while under the cap, else only counted.
+    pub fn push(&mut self, hit: impl FnOnce() -> Hit) {
+        if self.cap == 0 || self.hits.len() < self.cap {
+            self.hits.push(hit());
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// `Pass` without hits, else the trigger.
+    pub fn into_eval(self) -> Eval {
+        match (self.hits.is_empty(), self.more) {
+            (true, 0) => Eval::Pass,
+            (false, 0) => Eval::Trigger(self.hits),
+            (_, more) => Eval::TriggerMore(self.hits, more),
         }
     }
 }

@@ -112,19 +112,15 @@ fn json_depth_within_limit(cx: &Cx<'_>, _: &Params) -> Eval {
         if s.final_index.is_some() {
             return Eval::Pass;
         }
-        let hits: Vec<Hit> = s
-            .messages
-            .iter()
-            .filter_map(|m| match m.kind {
-                MessageKind::TooDeep { offset } => Some(Hit::in_event(
-                    m.event,
-                    "",
-                    too_deep(&format!("event {}", m.event), offset),
-                )),
-                _ => None,
-            })
-            .collect();
-        return Eval::from_hits(hits);
+        let mut hits = cx.hits();
+        for m in &s.messages {
+            if let MessageKind::TooDeep { offset } = m.kind {
+                hits.push(|| {
+                    Hit::in_event(m.event, "", too_deep(&format!("event {}", m.event), offset))
+                });
+            }
+        }
+        return hits.into_eval();
     }
     match &cx.an.body {
         Body::TooDeep { offset } => Eval::hit("", too_deep("the body", *offset)),

@@ -20,15 +20,14 @@ fn schema(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::Pass;
     }
     let prefix = p.at.map_or("", |t| t.prefix());
-    let hits: Vec<Hit> = errors
-        .iter()
-        .filter(|e| e.owner == Some(me))
-        .map(|e| {
+    let mut hits = cx.hits();
+    for e in errors.iter().filter(|e| e.owner == Some(me)) {
+        hits.push(|| {
             Hit::new(
                 format!("{prefix}{}", e.error.pointer),
                 e.error.message.clone(),
             )
-        })
-        .collect();
-    Eval::from_hits(hits)
+        });
+    }
+    hits.into_eval()
 }

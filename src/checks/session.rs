@@ -100,14 +100,19 @@ fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let caps = &negotiated.client_capabilities;
-    let hits: Vec<Hit> = stream
-        .messages
-        .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Request))
-        .filter_map(|m| {
-            let method = m.method()?;
-            let params = m.value.as_ref().and_then(|v| v.get("params"));
-            let needed = missing_capability(caps, &p.methods, method, params)?;
+    let mut hits = cx.hits();
+    for m in &stream.messages {
+        if !matches!(m.kind, MessageKind::Request) {
+            continue;
+        }
+        let Some(method) = m.method() else {
+            continue;
+        };
+        let params = m.value.as_ref().and_then(|v| v.get("params"));
+        let Some(needed) = missing_capability(caps, &p.methods, method, params) else {
+            continue;
+        };
+        hits.push(|| {
             let declared = if caps.is_empty() {
                 "none".to_string()
             } else {
@@ -116,15 +121,15 @@ fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            Some(Hit::in_event(
+            Hit::in_event(
                 m.event,
                 "",
                 format!(
                     "event {} is a server request `{method}` that needs the client capability `{needed}`, which the client did not declare in `initialize` (declared: {declared})",
                     m.event
                 ),
-            ))
-        })
-        .collect();
-    Eval::from_hits(hits)
+            )
+        });
+    }
+    hits.into_eval()
 }

@@ -51,22 +51,22 @@ fn sse_event_json(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
-    let hits: Vec<Hit> = s
-        .before_final()
-        .iter()
-        .filter_map(|m| match &m.kind {
-            MessageKind::BadJson(e) => Some(Hit::in_event(
-                m.event,
-                "",
-                format!(
-                    "event {} carries data that is not JSON (at byte {} of the body; data line {}, column {}): {}",
-                    m.event, e.offset, e.line, e.column, e.message
-                ),
-            )),
-            _ => None,
-        })
-        .collect();
-    Eval::from_hits(hits)
+    let mut hits = cx.hits();
+    for m in s.before_final() {
+        if let MessageKind::BadJson(e) = &m.kind {
+            hits.push(|| {
+                Hit::in_event(
+                    m.event,
+                    "",
+                    format!(
+                        "event {} carries data that is not JSON (at byte {} of the body; data line {}, column {}): {}",
+                        m.event, e.offset, e.line, e.column, e.message
+                    ),
+                )
+            });
+        }
+    }
+    hits.into_eval()
 }
 
 fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -75,12 +75,12 @@ fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
     };
     // The message in the response's place is judged as the response (`sse_response_object`
     // and the envelope rules), as the same bytes in a JSON body would be.
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| matches!(m.kind, MessageKind::Other) && Some(*i) != s.final_index)
-        .map(|(_, m)| {
+    let mut hits = cx.hits();
+    for (i, m) in s.messages.iter().enumerate() {
+        if !matches!(m.kind, MessageKind::Other) || Some(i) == s.final_index {
+            continue;
+        }
+        hits.push(|| {
             let what = m.value.as_ref().map_or("value", |v| match v {
                 Value::Object(_) => "object without `method`, `result` or `error`",
                 Value::Array(_) => "array (a batch)",
@@ -94,9 +94,9 @@ fn sse_message_shape(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.event
                 ),
             )
-        })
-        .collect();
-    Eval::from_hits(hits)
+        });
+    }
+    hits.into_eval()
 }
 
 fn ended(cx: &Cx<'_>, s: &Stream) -> String {
@@ -224,11 +224,9 @@ fn sse_event_ids_unique(cx: &Cx<'_>, _: &Params) -> Eval {
     // Every block that set an id, in stream order: dispatched events and data-less blocks
     // (priming events) alike. An empty id only clears the client's last event id.
     let mut ids: Vec<(usize, Option<usize>, &str)> = s
-        .parsed
-        .events
+        .event_ids
         .iter()
-        .filter(|e| e.id_field && !e.last_event_id.is_empty())
-        .map(|e| (e.start, Some(e.index), e.last_event_id.as_str()))
+        .map(|(start, index, id)| (*start, Some(*index), id.as_str()))
         .chain(
             s.parsed
                 .skipped_empty
@@ -318,11 +316,12 @@ fn sse_server_request(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Request))
-        .map(|m| {
+    let mut hits = cx.hits();
+    for m in &s.messages {
+        if !matches!(m.kind, MessageKind::Request) {
+            continue;
+        }
+        hits.push(|| {
             Hit::in_event(
                 m.event,
                 "",
@@ -332,9 +331,9 @@ fn sse_server_request(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.method().unwrap_or("?")
                 ),
             )
-        })
-        .collect();
-    Eval::from_hits(hits)
+        });
+    }
+    hits.into_eval()
 }
 
 fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -342,12 +341,12 @@ fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let want = cx.an.req.id;
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| matches!(m.kind, MessageKind::Response) && Some(*i) != s.final_index)
-        .map(|(_, m)| {
+    let mut hits = cx.hits();
+    for (i, m) in s.messages.iter().enumerate() {
+        if !matches!(m.kind, MessageKind::Response) || Some(i) == s.final_index {
+            continue;
+        }
+        hits.push(|| {
             let got = m.value.as_ref().and_then(|v| v.get("id"));
             let detail = match (got, want) {
                 (Some(g), Some(w)) if ids_equal(g, w) => {
@@ -365,9 +364,9 @@ fn sse_unmatched_response(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.event
                 ),
             )
-        })
-        .collect();
-    Eval::from_hits(hits)
+        });
+    }
+    hits.into_eval()
 }
 
 fn sse_after_final(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -407,7 +406,7 @@ fn sse_priming_event(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = stream(cx) else {
         return Eval::NotApplicable;
     };
-    let first_event = s.parsed.events.first().map(|e| e.start);
+    let first_event = s.first_event_start;
     let primed = s
         .parsed
         .skipped_empty

@@ -32,7 +32,7 @@ fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
-    let mut hits = Vec::new();
+    let mut hits = cx.hits();
     for m in &s.messages {
         if !matches!(m.kind, MessageKind::Notification | MessageKind::Request) {
             continue;
@@ -52,19 +52,21 @@ fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
         let Some(validator) = schemas.def(&def.def) else {
             continue;
         };
-        hits.extend(shape_errors(validator, value).into_iter().map(|e| {
-            let path = json_path(&e.pointer);
-            Hit::in_event(
-                m.event,
-                e.pointer,
-                format!(
-                    "event {}: {method} {path}: {} (schema definition {})",
-                    m.event, e.message, def.def
-                ),
-            )
-        }));
+        for e in shape_errors(validator, value) {
+            hits.push(|| {
+                let path = json_path(&e.pointer);
+                Hit::in_event(
+                    m.event,
+                    e.pointer,
+                    format!(
+                        "event {}: {method} {path}: {} (schema definition {})",
+                        m.event, e.message, def.def
+                    ),
+                )
+            });
+        }
     }
-    Eval::from_hits(hits)
+    hits.into_eval()
 }
 
 fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -72,19 +74,20 @@ fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .filter_map(|m| {
-            let what = match m.kind {
-                MessageKind::Notification => "notification",
-                // Under a revision without server requests every request is wrong on its own
-                // account (`sse_server_request`).
-                MessageKind::Request if schemas.defines_server_requests() => "request",
-                _ => return None,
-            };
-            let method = m.method()?;
-            schemas.message(method).is_none().then(|| {
+    let mut hits = cx.hits();
+    for m in &s.messages {
+        let what = match m.kind {
+            MessageKind::Notification => "notification",
+            // Under a revision without server requests every request is wrong on its own
+            // account (`sse_server_request`).
+            MessageKind::Request if schemas.defines_server_requests() => "request",
+            _ => continue,
+        };
+        let Some(method) = m.method() else {
+            continue;
+        };
+        if schemas.message(method).is_none() {
+            hits.push(|| {
                 Hit::in_event(
                     m.event,
                     "/method",
@@ -93,10 +96,10 @@ fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
                         m.event
                     ),
                 )
-            })
-        })
-        .collect();
-    Eval::from_hits(hits)
+            });
+        }
+    }
+    hits.into_eval()
 }
 
 /// The notifications with `method` on the stream, each with whether it follows the final
@@ -123,7 +126,7 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
     // A task keeps the request's token for its lifetime: progress may follow its handle.
     let task_goes_on = p.task_progress == Some(true) && *cx.kind() == ResultKind::Task;
     let mut last: Option<f64> = None;
-    let mut hits = Vec::new();
+    let mut hits = cx.hits();
     let mut any = false;
     for (after, m) in notifications(s, "notifications/progress") {
         any = true;
@@ -131,55 +134,63 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
         let progress = m.progress();
         let mut own_token = false;
         match (token, got_token) {
-            (None, _) => hits.push(Hit::in_event(
-                m.event,
-                "/params/progressToken",
-                format!(
-                    "event {}: progress notification although the request set no progressToken",
-                    m.event
-                ),
-            )),
-            (Some(want), Some(got)) if ids_equal(want, got) => own_token = true,
-            (Some(want), got) => hits.push(Hit::in_event(
-                m.event,
-                "/params/progressToken",
-                format!(
-                    "event {}: progress token {} is not the request's token {want}",
+            (None, _) => hits.push(|| {
+                Hit::in_event(
                     m.event,
-                    got.map_or_else(|| "(missing)".to_string(), Value::to_string)
-                ),
-            )),
+                    "/params/progressToken",
+                    format!(
+                        "event {}: progress notification although the request set no progressToken",
+                        m.event
+                    ),
+                )
+            }),
+            (Some(want), Some(got)) if ids_equal(want, got) => own_token = true,
+            (Some(want), got) => hits.push(|| {
+                Hit::in_event(
+                    m.event,
+                    "/params/progressToken",
+                    format!(
+                        "event {}: progress token {} is not the request's token {want}",
+                        m.event,
+                        got.map_or_else(|| "(missing)".to_string(), Value::to_string)
+                    ),
+                )
+            }),
         }
         if let Some(p) = progress {
             if let Some(prev) = last
                 && p <= prev
             {
-                hits.push(Hit::in_event(
-                    m.event,
-                    "/params/progress",
-                    format!(
-                        "event {}: progress {p} does not increase (previous {prev})",
-                        m.event
-                    ),
-                ));
+                hits.push(|| {
+                    Hit::in_event(
+                        m.event,
+                        "/params/progress",
+                        format!(
+                            "event {}: progress {p} does not increase (previous {prev})",
+                            m.event
+                        ),
+                    )
+                });
             }
             last = Some(p);
         }
         if after && !(task_goes_on && own_token) {
-            hits.push(Hit::in_event(
-                m.event,
-                "",
-                format!(
-                    "event {}: progress notification after the final response",
-                    m.event
-                ),
-            ));
+            hits.push(|| {
+                Hit::in_event(
+                    m.event,
+                    "",
+                    format!(
+                        "event {}: progress notification after the final response",
+                        m.event
+                    ),
+                )
+            });
         }
     }
     if !any {
         return Eval::NotApplicable;
     }
-    Eval::from_hits(hits)
+    hits.into_eval()
 }
 
 fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -189,8 +200,9 @@ fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.an.req.log_level.is_some() {
         return Eval::Pass;
     }
-    let hits: Vec<Hit> = notifications(s, "notifications/message")
-        .map(|(_, m)| {
+    let mut hits = cx.hits();
+    for (_, m) in notifications(s, "notifications/message") {
+        hits.push(|| {
             Hit::in_event(
                 m.event,
                 "",
@@ -199,9 +211,9 @@ fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.event
                 ),
             )
-        })
-        .collect();
-    Eval::from_hits(hits)
+        });
+    }
+    hits.into_eval()
 }
 
 fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
@@ -214,7 +226,7 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     let mut any = false;
-    let mut hits = Vec::new();
+    let mut hits = cx.hits();
     for (_, m) in notifications(s, "notifications/message") {
         any = true;
         let level = m.level();
@@ -223,7 +235,7 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
             continue;
         };
         if r < floor {
-            hits.push(Hit::in_event(
+            hits.push(|| Hit::in_event(
                 m.event,
                 "/params/level",
                 format!(
@@ -236,7 +248,7 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
     if !any {
         return Eval::NotApplicable;
     }
-    Eval::from_hits(hits)
+    hits.into_eval()
 }
 
 /// Hits for the notifications on the stream whose method is (`listed`) or is not (`!listed`)
@@ -247,27 +259,30 @@ fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
-    let hits: Vec<Hit> = s
-        .messages
-        .iter()
-        .filter(|m| matches!(m.kind, MessageKind::Notification))
-        .filter_map(|m| {
-            let method = m.method()?;
-            let flagged = if listed {
-                names.iter().any(|n| n == method)
-            } else {
-                !names.iter().any(|n| n == method) && schemas.message(method).is_some()
-            };
-            flagged.then(|| {
+    let mut hits = cx.hits();
+    for m in &s.messages {
+        if !matches!(m.kind, MessageKind::Notification) {
+            continue;
+        }
+        let Some(method) = m.method() else {
+            continue;
+        };
+        let flagged = if listed {
+            names.iter().any(|n| n == method)
+        } else {
+            !names.iter().any(|n| n == method) && schemas.message(method).is_some()
+        };
+        if flagged {
+            hits.push(|| {
                 Hit::in_event(
                     m.event,
                     "/method",
                     format!("event {}: `{method}` {what}", m.event),
                 )
-            })
-        })
-        .collect();
-    Eval::from_hits(hits)
+            });
+        }
+    }
+    hits.into_eval()
 }
 
 fn sse_notification_method(cx: &Cx<'_>, p: &Params) -> Eval {

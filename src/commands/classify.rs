@@ -9,7 +9,7 @@ use clap::{ArgGroup, Args};
 
 use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
 use crate::inputs::file::{self, Source};
-use crate::judge::{Engine, Options, judge};
+use crate::judge::{Engine, Options, judge_capped};
 use crate::outputs::compact::CompactLines;
 use crate::outputs::jsonl::JsonLines;
 use crate::outputs::{Style, safe, write_stdout};
@@ -153,7 +153,7 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
         protocols: protocols.as_deref(),
         engine,
     };
-    let mut judgement = match judge(&ex, &options) {
+    let judgement = match judge_capped(&ex, &options, a.max_findings_per_rule) {
         Ok(j) => j,
         Err(e) => {
             eprintln!(
@@ -164,7 +164,6 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
             return ExitCode::from(exit::USAGE);
         }
     };
-    judgement.cap_findings(a.max_findings_per_rule);
     let text = match a.format.unwrap_or(Format::Text) {
         Format::Text => outputs::verdict::judgement(&judgement, &label, style),
         Format::Json => {

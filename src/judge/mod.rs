@@ -17,7 +17,8 @@ pub use verdict::{EvalStatus, Finding, Omitted, Verdict};
 
 /// The default cap of the command line's `--max-findings-per-rule`: at most this many findings
 /// of one rule per verdict (one exchange under one revision) are listed; the rest are counted
-/// ([`Verdict::cap_findings`]). [`judge()`](fn@judge) itself caps nothing.
+/// ([`Verdict::cap_findings`]). [`judge()`](fn@judge) itself caps nothing; [`judge_capped`]
+/// caps as it judges.
 pub const DEFAULT_MAX_FINDINGS_PER_RULE: usize = 100;
 
 use crate::check_api::Cx;
@@ -176,6 +177,19 @@ pub fn revisions_of(ex: &Exchange) -> Result<Vec<Protocol>, JudgeError> {
 /// the 2026-07-28 caching hints, the tool names, each listed tool's input and output schema),
 /// a `server/discover` result (2026-07-28) and an `initialize` result (2025-11-25).
 pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, JudgeError> {
+    judge_capped(ex, options, 0)
+}
+
+/// Judges an exchange as [`judge()`](fn@judge) does, keeping at most `max_findings_per_rule`
+/// findings of one rule per verdict (0: all) and counting the rest: the same judgement as
+/// `judge` followed by [`Judgement::cap_findings`], but the checks that may trigger at every
+/// event or item stop describing their hits past the cap, so that a hostile recording (a
+/// finding at each of 400,000 events) is not held as 400,000 messages.
+pub fn judge_capped<'t>(
+    ex: &Exchange,
+    options: &Options<'t>,
+    max_findings_per_rule: usize,
+) -> Result<Judgement<'t>, JudgeError> {
     let from_exchange;
     let protocols: &[Protocol] = match options.protocols {
         Some(ps) if !ps.is_empty() => ps,
@@ -197,7 +211,7 @@ pub fn judge<'t>(ex: &Exchange, options: &Options<'t>) -> Result<Judgement<'t>, 
     let verdicts = crate::wire::deep::on_stack_for(analysis.nesting_depth(), move || {
         let verdicts: Vec<Verdict<'t>> = protocols
             .iter()
-            .map(|&p| evaluate(&analysis, p, options.engine))
+            .map(|&p| evaluate_capped(&analysis, p, options.engine, max_findings_per_rule))
             .collect();
         drop(analysis);
         verdicts
@@ -211,9 +225,20 @@ pub fn evaluate<'t>(
     protocol: Protocol,
     engine: &'t Engine,
 ) -> Verdict<'t> {
+    evaluate_capped(analysis, protocol, engine, 0)
+}
+
+/// Judges an already analysed exchange under one revision, keeping at most
+/// `max_findings_per_rule` findings of one rule (0: all; see [`judge_capped`]).
+pub fn evaluate_capped<'t>(
+    analysis: &Analysis<'_>,
+    protocol: Protocol,
+    engine: &'t Engine,
+    max_findings_per_rule: usize,
+) -> Verdict<'t> {
     let table = &engine.table;
     let plan = engine.plan(protocol);
-    let cx = Cx::new(analysis, plan.setting(table, protocol));
+    let cx = Cx::new(analysis, plan.setting(table, protocol)).capped(max_findings_per_rule);
     let actives = table.active(protocol);
     // Only the steps whose needs the exchange meets run; the rest could only say "not
     // applicable" (debug builds make sure).

@@ -36,8 +36,8 @@ pub struct Finding<'t> {
     pub event: Option<usize>,
 }
 
-/// Findings of one rule left out of a verdict by [`Verdict::cap_findings`]: nothing is dropped
-/// silently, the count stays.
+/// Findings of one rule left out of a verdict by a cap ([`crate::judge::judge_capped`],
+/// [`Verdict::cap_findings`]): nothing is dropped silently, the count stays.
 #[derive(Clone, Debug)]
 pub struct Omitted<'t> {
     /// The rule.
@@ -64,8 +64,8 @@ pub struct Verdict<'t> {
     pub context: Vec<&'t Active>,
     /// Defaults applied (absent `resultType`, absent `isError`).
     pub defaults: Vec<&'t Active>,
-    /// Every finding, in table order (at most the cap per rule after
-    /// [`Verdict::cap_findings`]).
+    /// Every finding, in table order (at most the cap per rule when judged with
+    /// [`crate::judge::judge_capped`] or after [`Verdict::cap_findings`]).
     pub findings: Vec<Finding<'t>>,
     /// Per rule, how many findings a cap left out (empty unless capped), in table order.
     pub omitted: Vec<Omitted<'t>>,
@@ -98,15 +98,22 @@ impl<'t> Verdict<'t> {
         // first hit is kept (as the verdict's detail), so the success path allocates nothing.
         let mut decided_by: Option<&'t Active> = None;
         let mut detail: Option<String> = None;
+        let mut omitted = Vec::new();
         for (i, eval) in evals {
-            let hits = match eval {
+            let (mut hits, mut more) = match eval {
                 Eval::NotApplicable => continue,
                 Eval::Pass => {
                     evaluations[i] = EvalStatus::Passed;
                     continue;
                 }
-                Eval::Trigger(hits) => hits,
+                Eval::Trigger(hits) => (hits, 0),
+                Eval::TriggerMore(hits, more) => (hits, more),
             };
+            // The cap: a check that described more hits than are kept loses the rest here.
+            if cx.cap() > 0 && hits.len() > cx.cap() {
+                more += hits.len() - cx.cap();
+                hits.truncate(cx.cap());
+            }
             evaluations[i] = EvalStatus::Triggered;
             let active = &actives[i];
             let rule = table.rule_of(active);
@@ -142,6 +149,14 @@ impl<'t> Verdict<'t> {
                         pointer: h.pointer,
                         message: h.message,
                         event: h.event.or(message_event),
+                    });
+                }
+                if more > 0 {
+                    omitted.push(Omitted {
+                        rule,
+                        active,
+                        severity,
+                        count: more,
                     });
                 }
             }
@@ -190,7 +205,7 @@ impl<'t> Verdict<'t> {
             context,
             defaults,
             findings,
-            omitted: Vec::new(),
+            omitted,
             evaluations,
             facts: facts_of(cx.an, cx.members(), cx.result_members(), table, cx.protocol),
             notes,

@@ -24,8 +24,18 @@ pub enum EntryResult<'t> {
 
 /// Judges one entry.
 pub fn judge_entry<'t>(entry: &Entry, options: &Options<'t>) -> EntryResult<'t> {
+    judge_entry_capped(entry, options, 0)
+}
+
+/// Judges one entry, keeping at most `max_findings_per_rule` findings of a rule per verdict
+/// (0: all; see [`judge::judge_capped`]).
+pub fn judge_entry_capped<'t>(
+    entry: &Entry,
+    options: &Options<'t>,
+    max_findings_per_rule: usize,
+) -> EntryResult<'t> {
     match &entry.record {
-        Record::ToolsCall(ex) => match judge::judge(ex, options) {
+        Record::ToolsCall(ex) => match judge::judge_capped(ex, options, max_findings_per_rule) {
             Ok(j) => EntryResult::Judged(j),
             Err(e) => EntryResult::NotJudged(revision_message(&e, Origin::Har)),
         },
@@ -124,13 +134,7 @@ pub fn judge_capped<'h, 't>(
     let results: Vec<EntryResult<'t>> = har
         .entries
         .iter()
-        .map(|e| {
-            let mut r = judge_entry(e, options);
-            if let EntryResult::Judged(j) = &mut r {
-                j.cap_findings(max_findings_per_rule);
-            }
-            r
-        })
+        .map(|e| judge_entry_capped(e, options, max_findings_per_rule))
         .collect();
     for r in &results {
         match r {

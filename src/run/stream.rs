@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::{Origin, revision_message};
 use crate::inputs::jsonl::{BOM, is_blank, read_line_capped};
-use crate::judge::{Judgement, Options, judge};
+use crate::judge::{Judgement, Options, judge_capped};
 use crate::wire::exchange::ExchangeFile;
 
 /// Default [`JsonlOptions::max_in_flight`].
@@ -297,8 +297,8 @@ fn judge_line(
         Err(e) => return error_record(format, line, &format!("not an exchange: {}", e.message)),
     };
     let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let mut judgement = judge(&ex, options).map_err(|e| revision_message(&e, Origin::Line))?;
-        judgement.cap_findings(max_findings);
+        let judgement = judge_capped(&ex, options, max_findings)
+            .map_err(|e| revision_message(&e, Origin::Line))?;
         let status = if judgement.has_error() {
             Status::ErrorFindings
         } else {

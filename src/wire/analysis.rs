@@ -90,10 +90,18 @@ pub enum Body {
 /// An SSE response stream, read once.
 #[derive(Clone, Debug)]
 pub struct Stream {
-    /// The parsed events, skipped (priming) blocks, tail and counters. Each event's `data` is
-    /// kept only for the response message's event and the last event; the others' is
-    /// released once their message is read (the message is in [`Stream::messages`]).
+    /// The skipped (priming) blocks, tail and counters. Its `events` are empty: each event is
+    /// read into [`Stream::messages`] as it is dispatched and not kept, so that a long stream
+    /// is never held as all of its events (what the checks read of the events is
+    /// [`Stream::first_event_start`], [`Stream::event_ids`] and [`Stream::final_data`]).
     pub parsed: crate::wire::sse::Parsed,
+    /// Byte offset in the body of the first dispatched event's first line.
+    pub first_event_start: Option<usize>,
+    /// The events that set a non-empty event id: (byte offset of the event's first line,
+    /// index of the event, the id), in stream order.
+    pub event_ids: Vec<(usize, usize, String)>,
+    /// The data of the final message's event: its raw text (checked for repeated keys).
+    pub final_data: Option<String>,
     /// One entry per dispatched event, in order.
     pub messages: Vec<StreamMessage>,
     /// Index (into `messages`) of the message judged as the response to the request: the first
@@ -434,10 +442,7 @@ impl<'x> Analysis<'x> {
     pub fn message_text(&self) -> Option<&str> {
         match &self.body {
             Body::Json(_) => self.json_text,
-            Body::Stream(s) => {
-                let m = s.final_message()?;
-                Some(s.parsed.events[m.event].data.as_str())
-            }
+            Body::Stream(s) => s.final_data.as_deref(),
             _ => None,
         }
     }
@@ -561,21 +566,32 @@ fn read_stream(
         messages: Vec::new(),
         final_index: None,
         deepest: 0,
+        first_event_start: None,
+        event_ids: Vec::new(),
+        final_data: None,
+        last_data: None,
     };
-    // The body is fed in pieces and each event read as it is dispatched, so that the text of
-    // the events read is released before the rest is split into events: a long stream is never
-    // held as its body, every event's text and every message at once.
+    // The body is fed in pieces and each event read as it is dispatched, then let go: a long
+    // stream is never held as its body, all of its events and all of its messages at once.
     let mut parser = crate::wire::sse::Parser::new();
     for piece in bytes.chunks(STREAM_PIECE) {
         parser.feed(piece);
-        reader.read_new(parser.events_mut());
+        for ev in parser.take_events() {
+            reader.take(ev);
+        }
     }
     let mut parsed = parser.finish();
-    reader.read_new(&mut parsed.events);
+    for ev in std::mem::take(&mut parsed.events) {
+        reader.take(ev);
+    }
     let StreamReader {
         mut messages,
         mut final_index,
         deepest,
+        first_event_start,
+        event_ids,
+        mut final_data,
+        last_data,
         ..
     } = reader;
     let final_matches = final_index.is_some();
@@ -586,10 +602,16 @@ fn read_stream(
             .last()
             .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
             .map(|_| messages.len() - 1);
+        if final_index.is_some() {
+            final_data = last_data;
+        }
     }
     messages.shrink_to_fit();
     let stream = Stream {
         parsed,
+        first_event_start,
+        event_ids,
+        final_data,
         messages,
         final_index,
         final_matches,
@@ -607,22 +629,30 @@ struct StreamReader<'r> {
     messages: Vec<StreamMessage>,
     final_index: Option<usize>,
     deepest: usize,
+    first_event_start: Option<usize>,
+    event_ids: Vec<(usize, usize, String)>,
+    /// The data of the event of the response with the request's id.
+    final_data: Option<String>,
+    /// The data of the last event read (the response by default when no id matches).
+    last_data: Option<String>,
 }
 
 impl StreamReader<'_> {
-    /// Reads the events of `events` not read yet (the parser's events so far, in order).
-    fn read_new(&mut self, events: &mut [crate::wire::sse::Event]) {
-        let from = self.messages.len();
-        for at in from..events.len() {
-            // Once read, an event's text is only needed for the response message (its raw
-            // text is checked for repeated keys) and for the last event (the response by
-            // default when no id matches): an event's text is released once a later event
-            // is read, unless it is the response's.
-            if at > 0 && self.final_index != Some(at - 1) {
-                events[at - 1].data = String::new();
-            }
-            let message = self.read(&events[at]);
-            self.messages.push(message);
+    /// Reads the next event; keeps its data only while it may be the response's.
+    fn take(&mut self, ev: crate::wire::sse::Event) {
+        self.first_event_start.get_or_insert(ev.start);
+        if ev.id_field && !ev.last_event_id.is_empty() {
+            self.event_ids
+                .push((ev.start, ev.index, ev.last_event_id.clone()));
+        }
+        let at = self.messages.len();
+        let message = self.read(&ev);
+        self.messages.push(message);
+        if self.final_index == Some(at) {
+            self.final_data = Some(ev.data);
+            self.last_data = None;
+        } else {
+            self.last_data = Some(ev.data);
         }
     }
 

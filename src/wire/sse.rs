@@ -416,6 +416,8 @@ pub struct Parser {
     events: Vec<Event>,
     /// Every skipped block so far.
     skipped: Vec<SkippedEvent>,
+    /// How many events [`Parser::take_events`] handed over.
+    taken: usize,
 }
 
 impl Parser {
@@ -461,10 +463,12 @@ impl Parser {
         &self.events
     }
 
-    /// Events dispatched so far, for a reader that takes what it needs of each as it comes
-    /// (e.g. releases `data` once read, so that a long stream is not held as text).
-    pub fn events_mut(&mut self) -> &mut [Event] {
-        &mut self.events
+    /// Hands over the events dispatched since the last call, for a reader that takes each as
+    /// it comes, so that a long stream is never held as all of its events. Events taken are
+    /// not in what [`Parser::finish`] returns; their indices still count them.
+    pub fn take_events(&mut self) -> Vec<Event> {
+        self.taken += self.events.len();
+        std::mem::take(&mut self.events)
     }
 
     /// Number of input bytes fed so far.
@@ -743,7 +747,7 @@ impl Parser {
         } else {
             let explicit_type = !b.event_type.is_empty();
             self.events.push(Event {
-                index: self.events.len(),
+                index: self.taken + self.events.len(),
                 // The usual type is not copied for every event.
                 event_type: if !explicit_type || b.event_type == "message" {
                     Cow::Borrowed("message")

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod capped_judge;
 mod check_cli;
 mod check_library;
 mod check_memory;

@@ -19,7 +19,7 @@ use super::{
 };
 use crate::inputs::corpus::{CorpusError, collect_files, display_path};
 use crate::judge::Engine;
-use crate::judge::{JudgeError, Options, Verdict, judge, revisions_of};
+use crate::judge::{JudgeError, Options, Verdict, judge_capped, revisions_of};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
 use crate::vocab::Severity;
@@ -359,12 +359,13 @@ fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileRe
             Err((path, stamp))
         }
     };
-    let mut judgement = match judge(
+    let judgement = match judge_capped(
         &prepared.ex,
         &Options {
             protocols: Some(&prepared.protocols),
             engine: options.engine,
         },
+        options.max_findings_per_rule,
     ) {
         Ok(j) => j,
         Err(e) => {
@@ -372,7 +373,6 @@ fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileRe
             return out;
         }
     };
-    judgement.cap_findings(options.max_findings_per_rule);
     let bytes: std::borrow::Cow<'_, [u8]> = match again {
         Ok(b) => b.into(),
         Err((path, stamp)) => match read_stamped(path) {
@@ -786,7 +786,6 @@ impl<'a> Locator<'a> {
             }
             return out;
         }
-        let parsed = crate::wire::sse::parse(body.as_bytes());
         locate::add_work(body.len());
         // Findings in a given event, grouped by event.
         let mut by_event: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
@@ -800,43 +799,43 @@ impl<'a> Locator<'a> {
                 None => anywhere.push(k),
             }
         }
-        let event_at = |i: usize| {
-            parsed
-                .events
-                .binary_search_by_key(&i, |e| e.index)
-                .ok()
-                .map(|k| &parsed.events[k])
-        };
-        for (i, ks) in by_event {
-            let Some(e) = event_at(i) else { continue };
-            let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
-            for (k, r) in ks.iter().zip(locate::resolve_all(&e.data, &pointers)) {
-                out[*k] = r.map(|r| e.input_offset(r.span.start)..e.input_offset(r.span.end));
-            }
-        }
-        if !anywhere.is_empty() {
-            // Searched from the last event: the exact value in any event first, then the
-            // nearest ancestor.
-            let mut tree = locate::PointerTree::new(anywhere.iter().map(|&k| wants[k].0));
-            let mut exact: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
-            let mut near: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
-            for e in parsed.events.iter().rev() {
-                if exact.iter().all(Option::is_some) {
-                    break;
+        // A finding without an event is placed in the last event that has its exact value,
+        // else in the last that has its nearest ancestor.
+        let mut tree = (!anywhere.is_empty())
+            .then(|| locate::PointerTree::new(anywhere.iter().map(|&k| wants[k].0)));
+        let mut exact: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
+        let mut near: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
+        let mut visit = |e: &crate::wire::sse::Event| {
+            if let Some(ks) = by_event.get(&e.index) {
+                let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
+                for (k, r) in ks.iter().zip(locate::resolve_all(&e.data, &pointers)) {
+                    out[*k] = r.map(|r| e.input_offset(r.span.start)..e.input_offset(r.span.end));
                 }
+            }
+            if let Some(tree) = &mut tree {
                 for (j, r) in tree.resolve(&e.data).into_iter().enumerate() {
                     let Some(r) = r else { continue };
                     let span = e.input_offset(r.span.start)..e.input_offset(r.span.end);
-                    if r.exact && exact[j].is_none() {
-                        exact[j] = Some(span);
-                    } else if near[j].is_none() {
-                        near[j] = Some(span);
+                    if r.exact {
+                        exact[j] = Some(span.clone());
                     }
+                    near[j] = Some(span);
                 }
             }
-            for (j, &k) in anywhere.iter().enumerate() {
-                out[k] = exact[j].take().or_else(|| near[j].take());
+        };
+        // The events are split out and visited as the body is read, never all held at once.
+        let mut parser = crate::wire::sse::Parser::new();
+        for piece in body.as_bytes().chunks(1 << 20) {
+            parser.feed(piece);
+            for e in parser.take_events() {
+                visit(&e);
             }
+        }
+        for e in &parser.finish().events {
+            visit(e);
+        }
+        for (j, &k) in anywhere.iter().enumerate() {
+            out[k] = exact[j].take().or_else(|| near[j].take());
         }
         out
     }
