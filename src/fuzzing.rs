@@ -78,21 +78,31 @@ pub fn exchange_file(bytes: &[u8]) -> Replay {
 pub fn sse(bytes: &[u8]) -> Replay {
     let whole = sse::parse(bytes);
     let step = usize::from(bytes.first().copied().unwrap_or(0) % 13) + 1;
-    let mut parser = sse::Parser::new();
-    let mut rest = bytes;
-    let mut size = step;
-    while !rest.is_empty() {
-        let n = size.min(rest.len());
-        parser.feed(&rest[..n]);
-        rest = &rest[n..];
-        // Sizes cycle through 1..=3*step so that chunk ends fall everywhere.
-        size = size % (3 * step) + 1;
+    // Fed in chunks, the events either left in the parser or taken as they come (as the
+    // analysis reads a stream).
+    for take in [false, true] {
+        let mut parser = sse::Parser::new();
+        let mut taken = Vec::new();
+        let mut rest = bytes;
+        let mut size = step;
+        while !rest.is_empty() {
+            let n = size.min(rest.len());
+            parser.feed(&rest[..n]);
+            if take {
+                taken.extend(parser.take_events());
+            }
+            rest = &rest[n..];
+            // Sizes cycle through 1..=3*step so that chunk ends fall everywhere.
+            size = size % (3 * step) + 1;
+        }
+        let mut chunked = parser.finish();
+        taken.append(&mut chunked.events);
+        chunked.events = taken;
+        assert_eq!(
+            whole, chunked,
+            "parsing in chunks gives what parsing at once gives"
+        );
     }
-    let chunked = parser.finish();
-    assert_eq!(
-        whole, chunked,
-        "parsing in chunks gives what parsing at once gives"
-    );
     assert_eq!(whole.len, bytes.len(), "the input length is counted");
     for (i, ev) in whole.events.iter().enumerate() {
         assert_eq!(ev.index, i, "events are numbered in order");
