@@ -128,8 +128,8 @@ pub enum MessageKind {
     Response,
     /// JSON, but not a JSON-RPC message.
     Other,
-    /// Not JSON.
-    BadJson(JsonError),
+    /// Not JSON (boxed: most messages are JSON, and each message's entry is kept).
+    BadJson(Box<JsonError>),
     /// The data is not UTF-8 (as a JSON body that is not UTF-8, it is not read).
     NotUtf8 {
         /// Byte offset in the body of the first invalid sequence.
@@ -163,8 +163,8 @@ pub struct StreamMessage {
 /// than as every message's parsed tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Digest {
-    /// `method`.
-    pub method: Box<str>,
+    /// `method` (the methods a long stream repeats are not copied for each message).
+    pub method: std::borrow::Cow<'static, str>,
     /// `params.progressToken`.
     pub progress_token: Option<Value>,
     /// `params.progress`, as a double.
@@ -178,7 +178,11 @@ impl Digest {
         let params = v.get("params");
         let member = |name: &str| params.and_then(|p| p.get(name));
         Digest {
-            method: method.into(),
+            method: match method {
+                "notifications/progress" => "notifications/progress".into(),
+                "notifications/message" => "notifications/message".into(),
+                other => other.to_string().into(),
+            },
             progress_token: member("progressToken").cloned(),
             progress: member("progress").and_then(Value::as_f64),
             level: member("level").and_then(Value::as_str).map(Box::from),
@@ -661,7 +665,7 @@ impl StreamReader<'_> {
             Some(offset) => Err(MessageKind::NotUtf8 { offset }),
             None => deep::parse(&ev.data).map_err(|e| match e {
                 JsonFailure::Syntax(e) => {
-                    MessageKind::BadJson(json_error(&ev.data, &e, |o| ev.input_offset(o)))
+                    MessageKind::BadJson(Box::new(json_error(&ev.data, &e, |o| ev.input_offset(o))))
                 }
                 JsonFailure::TooDeep { offset } => MessageKind::TooDeep {
                     offset: ev.input_offset(offset),
