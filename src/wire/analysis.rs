@@ -575,19 +575,9 @@ fn read_stream(
         final_data: None,
         last_data: None,
     };
-    // The body is fed in pieces and each event read as it is dispatched, then let go: a long
-    // stream is never held as its body, all of its events and all of its messages at once.
-    let mut parser = crate::wire::sse::Parser::new();
-    for piece in bytes.chunks(STREAM_PIECE) {
-        parser.feed(piece);
-        for ev in parser.take_events() {
-            reader.take(ev);
-        }
-    }
-    let mut parsed = parser.finish();
-    for ev in std::mem::take(&mut parsed.events) {
-        reader.take(ev);
-    }
+    // Each event is read as it is dispatched, then let go: a long stream is never held as its
+    // body, all of its events and all of its messages at once.
+    let parsed = crate::wire::sse::parse_each(bytes, |ev| reader.take(ev));
     let StreamReader {
         mut messages,
         mut final_index,
@@ -622,9 +612,6 @@ fn read_stream(
     };
     (stream, deepest)
 }
-
-/// How much of an event-stream body is split into events before the events are read.
-const STREAM_PIECE: usize = 1 << 20;
 
 /// Reads a stream's events into messages as they are dispatched.
 struct StreamReader<'r> {

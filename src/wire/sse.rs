@@ -828,10 +828,46 @@ pub fn parse(input: &[u8]) -> Parsed {
     parser.finish()
 }
 
+/// Parses a complete event stream handing each event to `each` as it is dispatched, so that a
+/// long stream is never held as all of its events: the input is fed in pieces of 1 MiB and the
+/// events taken after each ([`Parser::take_events`]). What it returns is what [`parse`] returns
+/// without its events.
+pub fn parse_each(input: &[u8], mut each: impl FnMut(Event)) -> Parsed {
+    let mut parser = Parser::new();
+    for piece in input.chunks(1 << 20) {
+        parser.feed(piece);
+        parser.take_events().into_iter().for_each(&mut each);
+    }
+    let mut parsed = parser.finish();
+    std::mem::take(&mut parsed.events)
+        .into_iter()
+        .for_each(each);
+    parsed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rstest::rstest;
+
+    #[test]
+    fn parse_each_hands_over_what_parse_gives() {
+        // Past one 1 MiB piece, with CRLF pairs and events falling across piece ends.
+        let mut input = b"\xef\xbb\xbf: hi\r\n".to_vec();
+        let mut n = 0;
+        while input.len() < (1 << 20) + 5000 {
+            input.extend_from_slice(format!("id: {n}\r\ndata: {{\"n\":{n}}}\r\n\r\n").as_bytes());
+            n += 1;
+        }
+        input.extend_from_slice(b"data: tail");
+        let whole = parse(&input);
+        let mut events = Vec::new();
+        let mut parsed = parse_each(&input, |e| events.push(e));
+        assert!(parsed.events.is_empty());
+        assert_eq!(events.len(), n);
+        parsed.events = events;
+        assert_eq!(parsed, whole);
+    }
 
     fn one(input: &[u8]) -> Event {
         let p = parse(input);

@@ -823,17 +823,8 @@ impl<'a> Locator<'a> {
                 }
             }
         };
-        // The events are split out and visited as the body is read, never all held at once.
-        let mut parser = crate::wire::sse::Parser::new();
-        for piece in body.as_bytes().chunks(1 << 20) {
-            parser.feed(piece);
-            for e in parser.take_events() {
-                visit(&e);
-            }
-        }
-        for e in &parser.finish().events {
-            visit(e);
-        }
+        // The events are visited as the body is split, never all held at once.
+        crate::wire::sse::parse_each(body.as_bytes(), |e| visit(&e));
         for (j, &k) in anywhere.iter().enumerate() {
             out[k] = exact[j].take().or_else(|| near[j].take());
         }
