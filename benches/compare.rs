@@ -267,6 +267,73 @@ fn main() {
             None,
         );
     }
+    // The read the validate-while-parsing work builds on (`mcp_verdict::wire::tape`, strict,
+    // strings borrowed, no `Value`): the body read onto the tape, and the same read with the
+    // success path's schema work on it (`result`, when there is one, checked against
+    // `CallToolResult` by the fast check walking the tape). Beside it the same schema work on
+    // a parsed `Value`, as `judge` does it today.
+    let call_tool_result = mcp_verdict::schema::for_revision(Protocol::V2026_07_28)
+        .fast("CallToolResult")
+        .unwrap_or_else(|| die("no fast CallToolResult check for the 2026-07-28 schema"));
+    let on_tape = |body: &[u8]| -> Option<bool> {
+        let text = std::str::from_utf8(body).ok()?;
+        let t = mcp_verdict::wire::tape::Tape::read(text)?;
+        Some(
+            t.root()
+                .get("result")
+                .is_some_and(|r| call_tool_result.is_valid_tape(r)),
+        )
+    };
+    let on_value = |body: &[u8]| -> Option<bool> {
+        let v = serde_json::from_slice::<Value>(body).ok()?;
+        Some(
+            v.get("result")
+                .is_some_and(|r| call_tool_result.is_valid(r)),
+        )
+    };
+    for ex in &exchanges {
+        if on_tape(&ex.body) != on_value(&ex.body)
+            && mcp_verdict::wire::tape::Tape::read(std::str::from_utf8(&ex.body).unwrap_or(""))
+                .is_some()
+        {
+            die(&format!("{}: the tape and the Value disagree", name(ex)));
+        }
+    }
+    for (row, set) in [
+        ("all", &exchanges),
+        ("seed-cases", &seed_only),
+        ("success_1kb", &one_kb),
+    ] {
+        out.emit(
+            "tape-read",
+            row,
+            measure(&a, set, |x| {
+                black_box(
+                    std::str::from_utf8(&x.body)
+                        .ok()
+                        .and_then(mcp_verdict::wire::tape::Tape::read)
+                        .map(|t| t.len()),
+                );
+            }),
+            None,
+        );
+        out.emit(
+            "tape-validate",
+            row,
+            measure(&a, set, |x| {
+                black_box(on_tape(&x.body));
+            }),
+            None,
+        );
+        out.emit(
+            "value-validate",
+            row,
+            measure(&a, set, |x| {
+                black_box(on_value(&x.body));
+            }),
+            None,
+        );
+    }
     // Both revisions in one judgement (two verdicts, one parse).
     out.emit(
         "verdict-both",

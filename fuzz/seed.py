@@ -156,6 +156,13 @@ def main():
         sse = content_type(doc).startswith("text/event-stream")
         if sse:
             put("sse", body)
+            # Each event's data, as the tape reads a stream message.
+            for block in body.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n"):
+                data = [l[5:].lstrip(" ") for l in block.split("\n") if l.startswith("data:")]
+                if data:
+                    put("tape", "\n".join(data))
+        else:
+            put("tape", body)
         sel = 1 if sse else 0
         for target in ("judge_2025", "judge_2026"):
             put(target, bytes([sel]) + body)
@@ -213,6 +220,15 @@ def main():
         rb'"\u12"', b'"raw\ncontrol"', rb'event: message\ndata: {\"jsonrpc\":\"2.0\"}',
     ]:
         put("json_string", literal)
+
+    # JSON the tape must refuse or read as serde_json does: grammar edges, repeated members,
+    # escapes, the nesting limit.
+    for doc in [
+        b"-0", b"1E400", b"01", b"1.", b"[1,]", b'{"a":1,"a":2}', b'"\\ud83d\\ude00"',
+        b'"lone \\ud83d"', b"[" * 127 + b"]" * 127, b"[" * 128 + b"]" * 128,
+        b' {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}} ',
+    ]:
+        put("tape", doc)
 
     # HTTP framing the fixtures do not show.
     head = b"POST /mcp?x=1 HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"

@@ -272,6 +272,64 @@ pub fn json_string(bytes: &[u8]) -> Replay {
     Ok(decoded)
 }
 
+/// The definitions the `tape` target checks, per revision (every one the schema has).
+static DEFINITIONS: std::sync::LazyLock<Vec<(Protocol, String)>> = std::sync::LazyLock::new(|| {
+    ALL.iter()
+        .flat_map(|&p| {
+            let root: Value =
+                serde_json::from_str(crate::schema::source(p)).expect("shipped schema");
+            let names: Vec<String> = root["$defs"]
+                .as_object()
+                .map(|d| d.keys().cloned().collect())
+                .unwrap_or_default();
+            names.into_iter().map(move |n| (p, n))
+        })
+        .collect()
+});
+
+/// The tape reader (`wire::tape`) against `serde_json` on the same text: what the tape reads,
+/// `serde_json` reads to the same value. The fast schema check walking the tape gives what it
+/// gives on that value, for `CallToolResult` and for a definition the input's length picks.
+pub fn tape(bytes: &[u8]) -> Replay {
+    use crate::wire::tape::Tape;
+    let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+    let Some(t) = Tape::read(text) else {
+        return Err("not read onto a tape".into());
+    };
+    let theirs: Value = serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("the tape read what serde_json refuses ({e}): {text:?}"));
+    let value = t.root().to_value();
+    assert_eq!(value, theirs, "{text:?}");
+    let defs = &*DEFINITIONS;
+    let mut checked = 0;
+    for (p, name) in [
+        (Protocol::V2026_07_28, "CallToolResult"),
+        (
+            defs[text.len() % defs.len()].0,
+            &*defs[text.len() % defs.len()].1,
+        ),
+    ] {
+        let Some(fast) = crate::schema::for_revision(p).fast(name) else {
+            continue;
+        };
+        for (at_tape, at_value) in [(Some(t.root()), Some(&value))]
+            .into_iter()
+            .chain([(t.root().get("result"), value.get("result"))])
+        {
+            let (Some(n), Some(v)) = (at_tape, at_value) else {
+                continue;
+            };
+            assert_eq!(
+                fast.is_valid_tape(n),
+                fast.is_valid(v),
+                "{p} {name}: {text:?}"
+            );
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
 /// `serve`'s request parser on the bytes a client sent: requests are parsed one after the other
 /// (pipelining) until the bytes run out or one is rejected.
 #[cfg(feature = "serve")]

@@ -125,6 +125,26 @@ t('`Value` parse time / tape parse time, ~1 KB success', slower(sp1k, tape1k), '
 t('mcp-verdict schema path / ajv, pre-parsed instances', schemaVsAjv, '> 1×', x => x > 1);
 p('');
 
+// --- the validating read ---------------------------------------------------------------------
+// The tape read (`mcp_verdict::wire::tape`) with the success path's schema work on it, beside
+// the same work on a parsed `Value`, and what `judge` spends after that work (its checks,
+// verdict and citations): the part a cheaper read cannot remove.
+p('The validating read, and what `judge` spends beside it (time ratios, lower is faster):');
+p('');
+p('| measure | 17-type mix | seed cases | ~1 KB success |');
+p('|---|---:|---:|---:|');
+const rows3 = ['all', 'seed-cases', 'success_1kb'];
+const r3 = (what, f) => p(`| ${what} | ${rows3.map(r => { const x = f(r); return Number.isNaN(x) ? 'n/a' : `${x.toFixed(2)}×`; }).join(' | ')} |`);
+const ns = (side, r) => get(side, r)?.ns ?? NaN;
+const vNs = r => ns('verdict', r === 'all' ? 'all' : r);
+r3('tape read / `Value` parse', r => ns('tape-read', r) / ns('serde-parse-only', r));
+r3('tape read / bare SIMD tape parse', r => ns('tape-read', r) / ns('simd-tape', r));
+r3('tape read + `CallToolResult` check on the tape / `Value` parse', r => ns('tape-validate', r) / ns('serde-parse-only', r));
+r3('`Value` parse + the same check on the `Value` / `Value` parse', r => ns('value-validate', r) / ns('serde-parse-only', r));
+r3('`judge` / `Value` parse + check (the rest of `judge` is what exceeds 1×)', r => vNs(r) / ns('value-validate', r));
+r3('`judge` − (`Value` parse + check), over the seed classifier\'s whole time', r => (vNs(r) - ns('value-validate', r)) / ns('seed', r));
+p('');
+
 // --- whole processes -------------------------------------------------------------------------
 const pSeed = get('process-seed', 'stream');
 if (pSeed) {

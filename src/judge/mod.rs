@@ -25,7 +25,7 @@ use crate::check_api::Cx;
 use crate::rules::{CheckSig, LoadError, RuleTable};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{header, meta};
-use crate::wire::analysis::{Analysis, RequestFacts};
+use crate::wire::analysis::{Analysis, Candidate, RequestFacts};
 use crate::wire::exchange::Exchange;
 use plan::RevisionPlan;
 
@@ -200,10 +200,14 @@ pub fn judge_capped<'t>(
     };
     // A stream notification that every selected revision's schema accepts is held as the few
     // members the checks read of it, not as its whole tree.
-    let accepted = |method: &str, message: &serde_json::Value| {
-        protocols
-            .iter()
-            .all(|&p| crate::schema::for_revision(p).accepts(method, message))
+    let accepted = |method: &str, message: Candidate<'_, '_>| {
+        protocols.iter().all(|&p| {
+            let schemas = crate::schema::for_revision(p);
+            match message {
+                Candidate::Tape(t) => schemas.accepts_tape(method, t),
+                Candidate::Value(v) => schemas.accepts(method, v),
+            }
+        })
     };
     let analysis = Analysis::judged(ex, &accepted);
     // JSON nested past serde_json's limit is walked (and dropped) on a stack grown for its

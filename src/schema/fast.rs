@@ -38,6 +38,8 @@ use std::collections::BTreeMap;
 use jsonschema_value::numeric_check::{BoundOp, CompiledBound, check_bound, compile_bound};
 use serde_json::{Map, Value};
 
+use crate::wire::tape::{self, Tok};
+
 /// Instance depth beyond which the fast pass defers to the full validator. Bodies nested past
 /// serde_json's 128 levels are judged on a stack grown for their depth (`wire::deep`), so the
 /// full validator's recursion is safe there; this cut-off only keeps the fast pass shallow.
@@ -184,7 +186,15 @@ impl FastValidator {
         self.valid(0, instance, 0)
     }
 
-    fn valid(&self, mut id: u32, v: &Value, depth: usize) -> bool {
+    /// Whether the instance read onto a tape is valid: the same walk as [`Self::is_valid`],
+    /// with the same answer (a tape holds what `serde_json` would have read), building no
+    /// `Value` but for a non-string `const` or `enum`, a `format` other than `byte`, and the
+    /// bounds and integer-ness of a number that is not plain digits.
+    pub fn is_valid_tape(&self, instance: tape::Node<'_, '_>) -> bool {
+        self.valid(0, instance, 0)
+    }
+
+    fn valid<'v, I: Instance<'v>>(&self, mut id: u32, v: I, depth: usize) -> bool {
         let mut n = &self.nodes[id as usize];
         // A node that is only a `$ref` is its target.
         while n.flags == REF {
@@ -198,56 +208,48 @@ impl FastValidator {
         if depth > MAX_DEPTH {
             return false;
         }
-        if f & TYPES != 0 && type_bits(v) & n.types == 0 {
+        if f & TYPES != 0 && v.type_bits() & n.types == 0 {
             return false;
         }
-        if f & CONST != 0 && !n.konst.as_ref().is_some_and(|k| json_equal(v, k)) {
+        if f & CONST != 0 && !n.konst.as_ref().is_some_and(|k| v.equals(k)) {
             return false;
         }
-        if f & ENUM != 0 && !n.enumeration.iter().any(|k| json_equal(v, k)) {
+        if f & ENUM != 0 && !n.enumeration.iter().any(|k| v.equals(k)) {
             return false;
         }
-        match v {
-            Value::Object(m) if f & OBJECT_KEYWORDS != 0 => {
-                // One pass over the members: each is matched against the (few) declared
-                // properties, counting the required ones met; the instance's keys are unique.
-                let mut required_met = 0;
-                for (k, x) in m {
-                    let key = Key::of(k);
-                    match n.properties.iter().find(|p| p.key == key && *p.name == **k) {
-                        Some(p) => {
-                            required_met += usize::from(p.required);
-                            if !self.valid(p.schema, x, depth + 1) {
-                                return false;
-                            }
-                        }
-                        None => {
-                            if f & ADDITIONAL != 0 && !self.valid(n.additional, x, depth + 1) {
-                                return false;
-                            }
-                        }
+        let kind = v.kind();
+        if kind == OBJECT && f & OBJECT_KEYWORDS != 0 {
+            // One pass over the members: each is matched against the (few) declared
+            // properties, counting the required ones met; the instance's keys are unique.
+            let mut required_met = 0;
+            let members_ok = v.all_members(|k, x| {
+                let key = Key::of(k);
+                match n.properties.iter().find(|p| p.key == key && *p.name == *k) {
+                    Some(p) => {
+                        required_met += usize::from(p.required);
+                        self.valid(p.schema, x, depth + 1)
                     }
+                    None => f & ADDITIONAL == 0 || self.valid(n.additional, x, depth + 1),
                 }
-                if required_met != n.required_declared
-                    || !n.required_other.iter().all(|r| m.contains_key(&**r))
-                {
-                    return false;
-                }
-            }
-            Value::Array(items)
-                if f & ITEMS != 0 && !items.iter().all(|x| self.valid(n.items, x, depth + 1)) =>
+            });
+            if !members_ok
+                || required_met != n.required_declared
+                || !n.required_other.iter().all(|r| v.member(r).is_some())
             {
                 return false;
             }
-            Value::String(s) if f & FORMAT != 0 => match &n.format {
-                Some(Format::Base64) if !super::formats::is_base64(s) => return false,
-                Some(Format::Other(fv)) if !fv.is_valid(v) => return false,
-                _ => {}
-            },
-            Value::Number(x) if f & BOUNDS != 0 && !n.bounds.iter().all(|b| check_bound(b, x)) => {
+        } else if kind == ARRAY && f & ITEMS != 0 {
+            if !v.all_items(|x| self.valid(n.items, x, depth + 1)) {
                 return false;
             }
-            _ => {}
+        } else if kind == STRING && f & FORMAT != 0 {
+            if let Some(fmt) = &n.format
+                && !v.format_holds(fmt)
+            {
+                return false;
+            }
+        } else if kind == NUMBER && f & BOUNDS != 0 && !v.bounds_hold(&n.bounds) {
+            return false;
         }
         if f & REF != 0 && !self.valid(n.reference, v, depth + 1) {
             return false;
@@ -256,17 +258,16 @@ impl FastValidator {
             return false;
         }
         if f & ANY_OF != 0 {
-            let ok = match (&n.dispatch, v) {
-                (Some(table), Value::Object(m)) => match m.get("type") {
-                    Some(Value::String(t)) => table
+            let ok = match &n.dispatch {
+                // Every dispatched branch is `type: object`.
+                Some(table) => match v.member("type").and_then(I::string) {
+                    Some(t) if kind == OBJECT => table
                         .iter()
-                        .filter(|(k, _)| **k == **t)
+                        .filter(|(k, _)| **k == *t)
                         .any(|(_, s)| self.valid(*s, v, depth + 1)),
                     _ => false,
                 },
-                // Every dispatched branch is `type: object`.
-                (Some(_), _) => false,
-                (None, _) => n.any_of.iter().any(|&s| self.valid(s, v, depth + 1)),
+                None => n.any_of.iter().any(|&s| self.valid(s, v, depth + 1)),
             };
             if !ok {
                 return false;
@@ -325,29 +326,162 @@ impl FastValidator {
     }
 }
 
-/// JSON equality as the validator defines it (numbers compare by value), with strings, the
-/// usual `const`, compared directly.
-fn json_equal(v: &Value, k: &Value) -> bool {
-    match (v, k) {
-        (Value::String(a), Value::String(b)) => a == b,
-        _ => jsonschema_value::cmp::equal(v, k),
-    }
+/// What the walk reads of an instance, for a `serde_json::Value` and for a value on a
+/// [`tape`]: one walk, so both answer alike.
+trait Instance<'v>: Copy {
+    /// Its JSON type as one bit, `INTEGER` not told apart from `NUMBER`.
+    fn kind(self) -> u8;
+    /// Its type bits for `type`: a number that is an integer has both bits.
+    fn type_bits(self) -> u8;
+    /// JSON equality as the validator defines it (numbers compare by value).
+    fn equals(self, k: &Value) -> bool;
+    /// The string, when it is one.
+    fn string(self) -> Option<&'v str>;
+    /// Whether a string holds the format.
+    fn format_holds(self, f: &Format) -> bool;
+    /// Whether a number keeps within every bound.
+    fn bounds_hold(self, bounds: &[CompiledBound]) -> bool;
+    /// Whether `f` holds for every member of an object (stops at the first that fails).
+    fn all_members(self, f: impl FnMut(&str, Self) -> bool) -> bool;
+    /// Whether `f` holds for every item of an array.
+    fn all_items(self, f: impl FnMut(Self) -> bool) -> bool;
+    /// The member `name` of an object.
+    fn member(self, name: &str) -> Option<Self>;
 }
 
-fn type_bits(v: &Value) -> u8 {
+fn kind_of(v: &Value) -> u8 {
     match v {
         Value::Null => NULL,
         Value::Bool(_) => BOOLEAN,
         Value::Object(_) => OBJECT,
         Value::Array(_) => ARRAY,
         Value::String(_) => STRING,
-        Value::Number(n) => {
-            if jsonschema_value::types::number_is_integer(n) {
-                NUMBER | INTEGER
-            } else {
-                NUMBER
-            }
+        Value::Number(_) => NUMBER,
+    }
+}
+
+impl<'v> Instance<'v> for &'v Value {
+    fn kind(self) -> u8 {
+        kind_of(self)
+    }
+
+    fn type_bits(self) -> u8 {
+        match self {
+            Value::Number(n) if jsonschema_value::types::number_is_integer(n) => NUMBER | INTEGER,
+            v => kind_of(v),
         }
+    }
+
+    fn equals(self, k: &Value) -> bool {
+        match (self, k) {
+            (Value::String(a), Value::String(b)) => a == b,
+            _ => jsonschema_value::cmp::equal(self, k),
+        }
+    }
+
+    fn string(self) -> Option<&'v str> {
+        self.as_str()
+    }
+
+    fn format_holds(self, f: &Format) -> bool {
+        match (f, self) {
+            (Format::Base64, Value::String(s)) => super::formats::is_base64(s),
+            (Format::Other(fv), v) => fv.is_valid(v),
+            _ => true,
+        }
+    }
+
+    fn bounds_hold(self, bounds: &[CompiledBound]) -> bool {
+        match self {
+            Value::Number(x) => bounds.iter().all(|b| check_bound(b, x)),
+            _ => true,
+        }
+    }
+
+    fn all_members(self, mut f: impl FnMut(&str, Self) -> bool) -> bool {
+        match self {
+            Value::Object(m) => m.iter().all(|(k, x)| f(k, x)),
+            _ => true,
+        }
+    }
+
+    fn all_items(self, f: impl FnMut(Self) -> bool) -> bool {
+        match self {
+            Value::Array(items) => items.iter().all(f),
+            _ => true,
+        }
+    }
+
+    fn member(self, name: &str) -> Option<Self> {
+        self.as_object()?.get(name)
+    }
+}
+
+impl<'t> Instance<'t> for tape::Node<'t, '_> {
+    fn kind(self) -> u8 {
+        match self.tok() {
+            Tok::Null => NULL,
+            Tok::Bool(_) => BOOLEAN,
+            Tok::Object { .. } => OBJECT,
+            Tok::Array { .. } => ARRAY,
+            Tok::String(_) => STRING,
+            Tok::Number(_) => NUMBER,
+        }
+    }
+
+    fn type_bits(self) -> u8 {
+        match self.tok() {
+            // Plain digits are an integer; any other number is decided as for a `Value`.
+            Tok::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+                NUMBER | INTEGER
+            }
+            Tok::Number(t) => match tape::number(t) {
+                Some(n) if jsonschema_value::types::number_is_integer(&n) => NUMBER | INTEGER,
+                _ => NUMBER,
+            },
+            _ => self.kind(),
+        }
+    }
+
+    fn equals(self, k: &Value) -> bool {
+        match (self.tok(), k) {
+            (Tok::String(a), Value::String(b)) => **a == **b,
+            (Tok::String(_), _) | (_, Value::String(_)) => false,
+            _ => jsonschema_value::cmp::equal(&self.to_value(), k),
+        }
+    }
+
+    fn string(self) -> Option<&'t str> {
+        self.as_str()
+    }
+
+    fn format_holds(self, f: &Format) -> bool {
+        match (f, self.as_str()) {
+            (Format::Base64, Some(s)) => super::formats::is_base64(s),
+            (Format::Other(fv), Some(s)) => fv.is_valid(&Value::String(s.to_owned())),
+            _ => true,
+        }
+    }
+
+    fn bounds_hold(self, bounds: &[CompiledBound]) -> bool {
+        match self.number_text().map(tape::number) {
+            Some(Some(x)) => bounds.iter().all(|b| check_bound(b, &x)),
+            // Not read as `serde_json` would: not decided here.
+            Some(None) => false,
+            None => true,
+        }
+    }
+
+    fn all_members(self, mut f: impl FnMut(&str, Self) -> bool) -> bool {
+        self.members().all(|(k, x)| f(k, x))
+    }
+
+    fn all_items(self, f: impl FnMut(Self) -> bool) -> bool {
+        self.items().all(f)
+    }
+
+    fn member(self, name: &str) -> Option<Self> {
+        self.get(name)
     }
 }
 

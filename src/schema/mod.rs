@@ -112,6 +112,27 @@ impl RevisionSchemas {
         self.def(&def.def).is_none_or(|v| v.is_valid(message))
     }
 
+    /// [`Self::accepts`] for a message read onto a tape, on the specialised check alone:
+    /// `true` is final, `false` only "not decided here" (ask [`Self::accepts`] with the
+    /// parsed message). Debug builds hold every `true` against the full validator.
+    pub fn accepts_tape(&self, method: &str, message: crate::wire::tape::Node<'_, '_>) -> bool {
+        let Some(def) = self.message(method) else {
+            return true;
+        };
+        let valid = self
+            .fast(&def.def)
+            .is_some_and(|f| f.is_valid_tape(message));
+        debug_assert!(
+            !valid
+                || self
+                    .def(&def.def)
+                    .is_none_or(|v| v.is_valid(&message.to_value())),
+            "the fast check accepted on a tape what jsonschema refuses: {}",
+            message.to_value()
+        );
+        valid
+    }
+
     /// Whether the schema defines any request a server may send (revisions that moved server
     /// requests into results define none).
     pub fn defines_server_requests(&self) -> bool {

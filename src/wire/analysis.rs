@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 use crate::vocab::protocol::{header, meta};
 use crate::wire::deep::{self, JsonFailure};
 use crate::wire::exchange::Exchange;
+use crate::wire::tape::{self, Tape};
 
 /// The response's media type, compared case-insensitively with parameters ignored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,14 +179,34 @@ impl Digest {
         let params = v.get("params");
         let member = |name: &str| params.and_then(|p| p.get(name));
         Digest {
-            method: match method {
-                "notifications/progress" => "notifications/progress".into(),
-                "notifications/message" => "notifications/message".into(),
-                other => other.to_string().into(),
-            },
+            method: Self::method(method),
             progress_token: member("progressToken").cloned(),
             progress: member("progress").and_then(Value::as_f64),
             level: member("level").and_then(Value::as_str).map(Box::from),
+        }
+    }
+
+    /// The same members read from a tape.
+    fn of_tape(method: &str, v: tape::Node<'_, '_>) -> Digest {
+        let params = v.get("params");
+        let member = |name: &str| params.and_then(|p| p.get(name));
+        Digest {
+            method: Self::method(method),
+            progress_token: member("progressToken").map(tape::Node::to_value),
+            progress: member("progress")
+                .and_then(tape::Node::number_text)
+                .and_then(tape::number)
+                .and_then(|n| n.as_f64()),
+            level: member("level").and_then(tape::Node::as_str).map(Box::from),
+        }
+    }
+
+    /// The method name, not copied for the methods a long stream repeats.
+    fn method(method: &str) -> std::borrow::Cow<'static, str> {
+        match method {
+            "notifications/progress" => "notifications/progress".into(),
+            "notifications/message" => "notifications/message".into(),
+            other => other.to_string().into(),
         }
     }
 }
@@ -350,7 +371,17 @@ impl<'x> RequestFacts<'x> {
 
 /// Whether the schemas a stream is judged under accept a notification (its method, the
 /// message): see [`Analysis::judged`].
-pub type Accepted<'a> = &'a dyn Fn(&str, &Value) -> bool;
+pub type Accepted<'a> = &'a dyn Fn(&str, Candidate<'_, '_>) -> bool;
+
+/// A stream notification put to [`Accepted`].
+#[derive(Clone, Copy, Debug)]
+pub enum Candidate<'t, 'a> {
+    /// Read onto a tape, no `Value` built: `true` is final (every schema accepts it), `false`
+    /// only means "not decided on the tape", and the message is then put again as a `Value`.
+    Tape(tape::Node<'t, 'a>),
+    /// Parsed: the answer is final.
+    Value(&'t Value),
+}
 
 /// The analysed exchange.
 #[derive(Debug)]
@@ -381,7 +412,8 @@ impl<'x> Analysis<'x> {
     /// validates under each of them (true too where a revision defines no such method). A
     /// notification accepted as read keeps only its [`Digest`], so that a long stream is held
     /// as a few members per message rather than as every message's tree; the checks read the
-    /// same members either way.
+    /// same members either way. A notification is first read onto a [`tape`] and put to
+    /// `accepted` as it is there: one accepted that way never has its `Value` built.
     pub fn judged(ex: &'x Exchange, accepted: Accepted<'_>) -> Analysis<'x> {
         Self::read(ex, Some(accepted))
     }
@@ -648,6 +680,14 @@ impl StreamReader<'_> {
     }
 
     fn read(&mut self, ev: &crate::wire::sse::Event) -> StreamMessage {
+        if let Some(digest) = self.accepted_on_tape(ev) {
+            return StreamMessage {
+                event: ev.index,
+                kind: MessageKind::Notification,
+                value: None,
+                digest: Some(Box::new(digest)),
+            };
+        }
         let parsed_data = match ev.invalid_utf8_at() {
             Some(offset) => Err(MessageKind::NotUtf8 { offset }),
             None => deep::parse(&ev.data).map_err(|e| match e {
@@ -692,7 +732,7 @@ impl StreamReader<'_> {
         let (value, digest) = match (self.accepted, &kind, value) {
             (Some(accepted), MessageKind::Notification, Some(v)) if depth == 0 => {
                 match v.get("method").and_then(Value::as_str) {
-                    Some(method) if accepted(method, &v) => {
+                    Some(method) if accepted(method, Candidate::Value(&v)) => {
                         (None, Some(Box::new(Digest::of(method, &v))))
                     }
                     _ => (Some(v), None),
@@ -706,6 +746,35 @@ impl StreamReader<'_> {
             value,
             digest,
         }
+    }
+}
+
+impl StreamReader<'_> {
+    /// The digest of a notification that every schema accepts on its tape, without building
+    /// its `Value`; `None` leaves the event to be parsed (a response, a request, anything not
+    /// read onto a tape, a notification not accepted there). What is decided here is what the
+    /// parsed path decides: the message is an object with `method` and without `result`,
+    /// `error` or `id`, its method a string, accepted, and nested within `serde_json`'s limit.
+    fn accepted_on_tape(&self, ev: &crate::wire::sse::Event) -> Option<Digest> {
+        let accepted = self.accepted?;
+        // A response names `result` or `error`: parse it straight away.
+        if ev.invalid_utf8_at().is_some()
+            || ev.data.contains("\"result\"")
+            || ev.data.contains("\"error\"")
+        {
+            return None;
+        }
+        let t = Tape::read(&ev.data)?;
+        let root = t.root();
+        if !root.is_object()
+            || ["result", "error", "id"]
+                .iter()
+                .any(|k| root.get(k).is_some())
+        {
+            return None;
+        }
+        let method = root.get("method")?.as_str()?;
+        accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
     }
 }
 

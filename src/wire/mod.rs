@@ -10,6 +10,7 @@ pub(crate) mod jsonstr;
 pub mod number;
 pub mod origin;
 pub mod sse;
+pub mod tape;
 pub(crate) mod utf8;
 
 /// The first `max` characters of a body, lossily decoded, with control characters shown.

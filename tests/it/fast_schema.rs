@@ -1,7 +1,8 @@
 //! The specialised validity check (`mcp_verdict::fast_schema`) agrees with the `jsonschema`
 //! validator on every definition of both shipped schemas: on every message, result, error,
 //! content block and member value of the fixture corpus and the edge-case vectors, and on
-//! random mutations of them (proptest). Every definition must compile to the fast form, so a
+//! random mutations of them (proptest). The same check walking the instance read onto a
+//! `wire::tape` (its text, compact and pretty) gives the same answer. Every definition must compile to the fast form, so a
 //! schema change that needs a keyword outside its subset is noticed here rather than as a
 //! silent slowdown.
 
@@ -9,6 +10,8 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use mcp_verdict::schema::FastValidator;
+use mcp_verdict::wire::deep;
+use mcp_verdict::wire::tape::{self, Tape};
 use mcp_verdict::{ExchangeFile, Protocol};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -101,7 +104,20 @@ static DEFS: LazyLock<Vec<Def>> = LazyLock::new(|| {
     defs
 });
 
+/// Where `jsonschema`, the fast check on the `Value` and the fast check on a tape read from
+/// the instance's text (compact and pretty) do not all give the same answer.
 fn disagreements(instance: &Value) -> Vec<String> {
+    let compact = serde_json::to_string(instance).unwrap();
+    let pretty = serde_json::to_string_pretty(instance).unwrap();
+    let tapes: Vec<Tape<'_>> = [&compact, &pretty]
+        .into_iter()
+        .filter_map(|t| Tape::read(t))
+        .collect();
+    // The corpus's deep-JSON bodies are past the tape's depth; everything else is read.
+    assert!(
+        tapes.len() == 2 || deep::deeper_than(instance, tape::MAX_DEPTH - 1),
+        "not read onto a tape: {compact}"
+    );
     DEFS.iter()
         .filter_map(|d| {
             let full = mcp_verdict::schema::for_revision(d.protocol)
@@ -109,9 +125,13 @@ fn disagreements(instance: &Value) -> Vec<String> {
                 .unwrap()
                 .is_valid(instance);
             let fast = d.fast.is_valid(instance);
-            (full != fast).then(|| {
+            let on_tape: Vec<bool> = tapes
+                .iter()
+                .map(|t| d.fast.is_valid_tape(t.root()))
+                .collect();
+            (full != fast || on_tape.iter().any(|&t| t != fast)).then(|| {
                 format!(
-                    "{} {}: jsonschema {full}, fast {fast}: {instance}",
+                    "{} {}: jsonschema {full}, fast {fast}, on tapes {on_tape:?}: {instance}",
                     d.protocol, d.name
                 )
             })

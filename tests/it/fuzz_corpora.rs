@@ -79,6 +79,11 @@ fn json_string() {
 }
 
 #[test]
+fn tape() {
+    replay("tape", fuzzing::tape);
+}
+
+#[test]
 fn har() {
     replay("har", fuzzing::har);
 }
@@ -121,6 +126,7 @@ fn every_target_is_replayed() {
         "judge_2026",
         "serve_request",
         "sse",
+        "tape",
     ];
     let manifest = std::fs::read_to_string(fuzz_dir().join("Cargo.toml")).expect("fuzz/Cargo.toml");
     let mut declared: Vec<&str> = manifest

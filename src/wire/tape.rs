@@ -1,0 +1,564 @@
+//! JSON text read into a flat tape of borrowed tokens, for validating a message without
+//! building its `serde_json::Value`.
+//!
+//! Why by hand: the schema check needs to walk an instance more than once (`anyOf`, `allOf`,
+//! `if`), so a streaming visitor over `serde_json`'s deserializer cannot drive it, and with
+//! `arbitrary_precision` on (it is, for exact numbers) such a visitor is handed numbers as maps
+//! under a private key. `simd-json`'s tape decodes every escaped string into a buffer and has
+//! no borrowed form for this crate's `&str` without copying the input. The tape here is one
+//! `Vec` of tokens: strings and numbers borrow the text (only a string with an escape is
+//! decoded, by the strict decoder of `wire::jsonstr`), arrays and objects record where they end, so a
+//! subtree can be skipped or walked again in place.
+//!
+//! It is strict, never lenient: [`Tape::read`] gives `None` for anything `serde_json` would
+//! refuse, and also for what it reads differently from how this tape would be read (an
+//! object with a repeated member, which `serde_json` keeps the last of) or deeper than
+//! [`MAX_DEPTH`]. `None` is only "not read here": the caller then parses with `serde_json`,
+//! which stays the authority on what the text is and on every error message.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Number, Value};
+
+/// The deepest nesting the tape reads: `serde_json` refuses 128 levels (its recursion limit),
+/// and deeper text is parsed on a grown stack (`wire::deep`), never read here.
+pub const MAX_DEPTH: usize = 127;
+
+/// One token.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok<'a> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as written.
+    Number(&'a str),
+    /// A string, decoded (borrowed when it has no escape).
+    String(Cow<'a, str>),
+    /// An array; its items follow, up to the token at `end` (exclusive).
+    Array {
+        /// Index one past the array's last token.
+        end: u32,
+    },
+    /// An object; its members follow as a `String` key then the value's tokens, up to `end`.
+    Object {
+        /// Index one past the object's last token.
+        end: u32,
+    },
+}
+
+/// A JSON document as tokens.
+#[derive(Clone, Debug, Default)]
+pub struct Tape<'a> {
+    toks: Vec<Tok<'a>>,
+}
+
+/// One value on a tape.
+#[derive(Clone, Copy, Debug)]
+pub struct Node<'t, 'a> {
+    toks: &'t [Tok<'a>],
+    at: u32,
+}
+
+impl<'a> Tape<'a> {
+    /// Reads `text`, or `None` when it is not a document this tape reads exactly as
+    /// `serde_json` does (see the module documentation).
+    pub fn read(text: &'a str) -> Option<Tape<'a>> {
+        let mut r = Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            toks: Vec::with_capacity(text.len() / 8 + 4),
+        };
+        r.skip_ws();
+        r.value(0)?;
+        r.skip_ws();
+        (r.pos == r.bytes.len()).then_some(Tape { toks: r.toks })
+    }
+
+    /// The document's value.
+    pub fn root(&self) -> Node<'_, 'a> {
+        Node {
+            toks: &self.toks,
+            at: 0,
+        }
+    }
+
+    /// How many tokens the document has.
+    pub fn len(&self) -> usize {
+        self.toks.len()
+    }
+
+    /// Whether it has none (never, for a tape that was read).
+    pub fn is_empty(&self) -> bool {
+        self.toks.is_empty()
+    }
+}
+
+impl<'t, 'a> Node<'t, 'a> {
+    /// Its token.
+    pub fn tok(self) -> &'t Tok<'a> {
+        &self.toks[self.at as usize]
+    }
+
+    /// Index one past its last token.
+    fn end(self) -> u32 {
+        match self.tok() {
+            Tok::Array { end } | Tok::Object { end } => *end,
+            _ => self.at + 1,
+        }
+    }
+
+    /// The string, when it is one.
+    pub fn as_str(self) -> Option<&'t str> {
+        match self.tok() {
+            Tok::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number's text, when it is one.
+    pub fn number_text(self) -> Option<&'a str> {
+        match self.tok() {
+            Tok::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Whether it is an object.
+    pub fn is_object(self) -> bool {
+        matches!(self.tok(), Tok::Object { .. })
+    }
+
+    /// The members of an object (none for anything else), in document order.
+    pub fn members(self) -> Members<'t, 'a> {
+        let (next, end) = match self.tok() {
+            Tok::Object { end } => (self.at + 1, *end),
+            _ => (0, 0),
+        };
+        Members {
+            toks: self.toks,
+            next,
+            end,
+        }
+    }
+
+    /// The items of an array (none for anything else).
+    pub fn items(self) -> Items<'t, 'a> {
+        let (next, end) = match self.tok() {
+            Tok::Array { end } => (self.at + 1, *end),
+            _ => (0, 0),
+        };
+        Items {
+            toks: self.toks,
+            next,
+            end,
+        }
+    }
+
+    /// The member `name` of an object.
+    pub fn get(self, name: &str) -> Option<Node<'t, 'a>> {
+        self.members().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// The value as `serde_json` would have read it (for the few keyword checks and facts
+    /// that need one; building it is what the tape otherwise avoids).
+    pub fn to_value(self) -> Value {
+        match self.tok() {
+            Tok::Null => Value::Null,
+            Tok::Bool(b) => Value::Bool(*b),
+            Tok::Number(n) => number(n).map_or(Value::Null, Value::Number),
+            Tok::String(s) => Value::String(s.to_string()),
+            Tok::Array { .. } => Value::Array(self.items().map(Node::to_value).collect()),
+            Tok::Object { .. } => Value::Object(
+                self.members()
+                    .map(|(k, v)| (k.to_string(), v.to_value()))
+                    .collect::<Map<_, _>>(),
+            ),
+        }
+    }
+}
+
+/// A number's text as `serde_json` reads it (the tape only holds texts of its grammar).
+pub fn number(text: &str) -> Option<Number> {
+    text.parse().ok()
+}
+
+/// An object's members.
+pub struct Members<'t, 'a> {
+    toks: &'t [Tok<'a>],
+    next: u32,
+    end: u32,
+}
+
+impl<'t, 'a> Iterator for Members<'t, 'a> {
+    type Item = (&'t str, Node<'t, 'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let key = match &self.toks[self.next as usize] {
+            Tok::String(k) => &**k,
+            _ => unreachable!("an object member starts with its key"),
+        };
+        let value = Node {
+            toks: self.toks,
+            at: self.next + 1,
+        };
+        self.next = value.end();
+        Some((key, value))
+    }
+}
+
+/// An array's items.
+pub struct Items<'t, 'a> {
+    toks: &'t [Tok<'a>],
+    next: u32,
+    end: u32,
+}
+
+impl<'t, 'a> Iterator for Items<'t, 'a> {
+    type Item = Node<'t, 'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let item = Node {
+            toks: self.toks,
+            at: self.next,
+        };
+        self.next = item.end();
+        Some(item)
+    }
+}
+
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    toks: Vec<Tok<'a>>,
+}
+
+impl<'a> Reader<'a> {
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], tok: Tok<'a>) -> Option<()> {
+        if self.bytes.get(self.pos..self.pos + word.len())? != word {
+            return None;
+        }
+        self.pos += word.len();
+        self.toks.push(tok);
+        Some(())
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match *self.bytes.get(self.pos)? {
+            b'n' => self.literal(b"null", Tok::Null),
+            b't' => self.literal(b"true", Tok::Bool(true)),
+            b'f' => self.literal(b"false", Tok::Bool(false)),
+            b'"' => {
+                let s = self.string()?;
+                self.toks.push(Tok::String(s));
+                Some(())
+            }
+            b'[' => self.array(depth + 1),
+            b'{' => self.object(depth + 1),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    /// A string literal at `pos`, decoded.
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.pos;
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match *self.bytes.get(i)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    // Skip the escaped byte (an escaped quote must not end the literal); the
+                    // decoder checks the escape itself.
+                    i += 2;
+                }
+                b if b < 0x20 => return None,
+                _ => i += 1,
+            }
+        }
+        self.pos = i + 1;
+        let literal = &self.text[start..=i];
+        if escaped {
+            super::jsonstr::decode(literal).map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(&literal[1..literal.len() - 1]))
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    /// RFC 8259's number grammar, as `serde_json` reads it.
+    fn number(&mut self) -> Option<()> {
+        let start = self.pos;
+        if self.bytes[self.pos] == b'-' {
+            self.pos += 1;
+        }
+        match *self.bytes.get(self.pos)? {
+            b'0' => {
+                self.pos += 1;
+                if self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+                    return None;
+                }
+            }
+            b'1'..=b'9' => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if self.bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(self.pos) {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.bytes.get(self.pos) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        self.toks.push(Tok::Number(&self.text[start..self.pos]));
+        Some(())
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let at = self.toks.len();
+        self.toks.push(Tok::Array { end: 0 });
+        self.pos += 1;
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.value(depth)?;
+                self.skip_ws();
+                match *self.bytes.get(self.pos)? {
+                    b',' => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    b']' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.close(at)
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let at = self.toks.len();
+        self.toks.push(Tok::Object { end: 0 });
+        self.pos += 1;
+        self.skip_ws();
+        let mut keys = 0usize;
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                if self.bytes.get(self.pos) != Some(&b'"') {
+                    return None;
+                }
+                let key = self.string()?;
+                self.toks.push(Tok::String(key));
+                keys += 1;
+                self.skip_ws();
+                if self.bytes.get(self.pos) != Some(&b':') {
+                    return None;
+                }
+                self.pos += 1;
+                self.skip_ws();
+                self.value(depth)?;
+                self.skip_ws();
+                match *self.bytes.get(self.pos)? {
+                    b',' => {
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    b'}' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.close(at)?;
+        (keys < 2 || self.keys_unique(at)).then_some(())
+    }
+
+    /// Records where the array or object begun at `at` ends.
+    fn close(&mut self, at: usize) -> Option<()> {
+        let end = u32::try_from(self.toks.len()).ok()?;
+        match &mut self.toks[at] {
+            Tok::Array { end: e } | Tok::Object { end: e } => *e = end,
+            _ => unreachable!("close follows an opening token"),
+        }
+        Some(())
+    }
+
+    /// Whether the object at `at` names each member once (`serde_json` would keep only the
+    /// last of a repeated one, so such an object is left to it).
+    fn keys_unique(&self, at: usize) -> bool {
+        let node = Node {
+            toks: &self.toks,
+            at: at as u32,
+        };
+        let mut keys: Vec<&str> = node.members().map(|(k, _)| k).collect();
+        if keys.len() <= 16 {
+            return keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k));
+        }
+        keys.sort_unstable();
+        keys.windows(2).all(|w| w[0] != w[1])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads as `serde_json` does, or is not read.
+    fn agrees(text: &str) -> bool {
+        let theirs = serde_json::from_str::<Value>(text).ok();
+        match Tape::read(text) {
+            Some(t) => {
+                assert_eq!(Some(t.root().to_value()), theirs, "{text}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads_as_it_does() {
+        for text in [
+            "null",
+            " true ",
+            "false",
+            "0",
+            "-0",
+            "-12.5e+3",
+            "1E400",
+            "123456789012345678901234567890",
+            "1e99999",
+            r#""plain""#,
+            r#""esc \" \\ \n \u00e9 \ud83d\ude00""#,
+            "[]",
+            "[1, [2, []], {}]",
+            r#"{"a": 1, "b": {"c": [true, null]}, "d": "x"}"#,
+            "\t{\r\n\"k\" : [ ] }\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+        ] {
+            assert!(agrees(text), "{text} was not read");
+        }
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses() {
+        for text in [
+            "",
+            " ",
+            "nul",
+            "tru",
+            "01",
+            "-",
+            "1.",
+            ".5",
+            "1e",
+            "1e+",
+            "+1",
+            "[1,]",
+            "[1 2]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{a:1}",
+            "{\"a\":1}x",
+            "\"raw\ncontrol\"",
+            r#""lone \ud83d""#,
+            r#""bad \x""#,
+            r#""unterminated"#,
+            r#""ends in \"#,
+            "[",
+            "{",
+            "NaN",
+        ] {
+            assert!(!agrees(text), "{text:?} was read");
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn leaves_to_serde_json_what_it_reads_differently() {
+        // A repeated member: serde_json keeps the last.
+        let dup = r#"{"a": 1, "b": 2, "a": 3}"#;
+        assert!(serde_json::from_str::<Value>(dup).is_ok());
+        assert!(Tape::read(dup).is_none());
+        let many: String = (0..40)
+            .map(|i| format!("\"k{}\":{i}", i % 39))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert!(Tape::read(&format!("{{{many}}}")).is_none());
+        // Past serde_json's recursion limit.
+        let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        assert!(Tape::read(&deep).is_none());
+        let ok = format!("{}{}", "[".repeat(127), "]".repeat(127));
+        assert!(agrees(&ok));
+    }
+
+    #[test]
+    fn walks_in_place() {
+        let t = Tape::read(r#"{"a": [1, {"b": "c"}, [2]], "d": {"e": null}, "f": "g"}"#).unwrap();
+        let root = t.root();
+        assert_eq!(
+            root.members().map(|(k, _)| k).collect::<Vec<_>>(),
+            ["a", "d", "f"]
+        );
+        assert_eq!(root.get("a").unwrap().items().count(), 3);
+        assert_eq!(root.get("f").and_then(Node::as_str), Some("g"));
+        assert_eq!(
+            root.get("a")
+                .unwrap()
+                .items()
+                .nth(1)
+                .and_then(|n| n.get("b"))
+                .and_then(Node::as_str),
+            Some("c")
+        );
+        assert!(root.get("x").is_none());
+        assert_eq!(root.get("d").unwrap().get("e").unwrap().tok(), &Tok::Null);
+    }
+}
