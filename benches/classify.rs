@@ -24,9 +24,14 @@ use serde_json::{Value, json};
 /// section for the figures. The 1 KB limit was 1.75x with 75 rules; the 95 of the spec-fidelity
 /// work cost 5.2% more instructions per judgement of this input (callgrind, 48,827 -> 51,351)
 /// and CI measured 1.78x, so the limit is 1.9x until the success path is rebuilt (the
-/// validate-while-parsing work); the 1.5x target is still printed.
-const TARGETS: &[(&str, f64, f64)] =
-    &[("success_json_1kb", 1.5, 1.9), ("sse_progress_3", 2.0, 2.0)];
+/// validate-while-parsing work); the 1.5x target is still printed. The SSE limit was 2x; once
+/// accepted notifications were checked on a tape and kept as digests with no `Value` built,
+/// the stream measured 1.45x (three paired runs, against 1.73x to 1.75x before), so the limit
+/// is 1.65x: losing that path fails the gate, noise of the size seen in CI does not.
+const TARGETS: &[(&str, f64, f64)] = &[
+    ("success_json_1kb", 1.5, 1.9),
+    ("sse_progress_3", 2.0, 1.65),
+];
 
 /// The CI gate's limit on `classify --jsonl --compact`'s time per line over the full record's:
 /// the compact record exists to be cheaper, so a compact run costing as much as a full one is a

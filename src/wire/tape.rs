@@ -234,6 +234,32 @@ impl<'t, 'a> Iterator for Items<'t, 'a> {
     }
 }
 
+/// The index of the first byte at or after `i` that is a quote, a backslash or a control
+/// character (below 0x20), or `bytes.len()`: eight bytes at a time while none is (the usual
+/// word tests for a zero byte and a byte below a bound, exact for whether one is present).
+fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let special = has_zero(w ^ (ONES * u64::from(b'"')))
+            | has_zero(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
 struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -280,6 +306,7 @@ impl<'a> Reader<'a> {
         let mut i = start + 1;
         let mut escaped = false;
         loop {
+            i = plain_run_end(self.bytes, i);
             match *self.bytes.get(i)? {
                 b'"' => break,
                 b'\\' => {
@@ -437,10 +464,15 @@ impl<'a> Reader<'a> {
             toks: &self.toks,
             at: at as u32,
         };
-        let mut keys: Vec<&str> = node.members().map(|(k, _)| k).collect();
-        if keys.len() <= 16 {
-            return keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k));
+        let n = node.members().count();
+        if n <= 16 {
+            // Each key against those before it, without collecting them.
+            return node
+                .members()
+                .enumerate()
+                .all(|(i, (k, _))| !node.members().take(i).any(|(o, _)| o == k));
         }
+        let mut keys: Vec<&str> = node.members().map(|(k, _)| k).collect();
         keys.sort_unstable();
         keys.windows(2).all(|w| w[0] != w[1])
     }
@@ -537,6 +569,32 @@ mod tests {
         assert!(Tape::read(&deep).is_none());
         let ok = format!("{}{}", "[".repeat(127), "]".repeat(127));
         assert!(agrees(&ok));
+    }
+
+    #[test]
+    fn finds_the_first_special_byte_as_a_byte_loop_does() {
+        let slow = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+                .unwrap_or(b.len())
+        };
+        let mut text: Vec<u8> = "plain ascii, é 😀 \u{7f} ~ text of some length"
+            .bytes()
+            .collect();
+        text.extend([0xff, 0x80, 0x9f, 0x21, 0x5b, 0x5d]);
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n', 0x20, 0x7f, 0xe9] {
+            for at in 0..text.len() {
+                let mut b = text.clone();
+                b[at] = special;
+                for start in 0..b.len() {
+                    assert_eq!(
+                        plain_run_end(&b, start),
+                        slow(&b, start),
+                        "{b:?} from {start}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
