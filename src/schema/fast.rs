@@ -25,6 +25,11 @@
 //!   corpus check) assert it against `jsonschema` on every instance judged, and a property test
 //!   compares the two on mutated instances of every definition.
 //!
+//! The walk reads an instance through a small trait, so the same function checks a parsed
+//! `serde_json::Value` and a message read onto a `wire::tape` (borrowed tokens, no `Value`
+//! built): the stream path puts notifications to it on their tape, and `tests/it/fast_schema.rs`
+//! holds both forms to the same answers.
+//!
 //! Subset: boolean schemas; `type` (one or several), `const`, `enum`, `properties`, `required`,
 //! `additionalProperties`, `items` (a schema), `anyOf`, `allOf`, `if`/`then`/`else`, `minimum`,
 //! `maximum`, `format`, and `$ref` to `#/$defs/<name>`; `description`, `title`, `$comment`,

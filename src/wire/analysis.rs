@@ -679,6 +679,33 @@ impl StreamReader<'_> {
         }
     }
 
+    /// The digest of a notification that every schema accepts on its tape, without building
+    /// its `Value`; `None` leaves the event to be parsed (a response, a request, anything not
+    /// read onto a tape, a notification not accepted there). What is decided here is what the
+    /// parsed path decides: the message is an object with `method` and without `result`,
+    /// `error` or `id`, its method a string, accepted, and nested within `serde_json`'s limit.
+    fn accepted_on_tape(&self, ev: &crate::wire::sse::Event) -> Option<Digest> {
+        let accepted = self.accepted?;
+        // A response names `result` or `error`: parse it straight away.
+        if ev.invalid_utf8_at().is_some()
+            || ev.data.contains("\"result\"")
+            || ev.data.contains("\"error\"")
+        {
+            return None;
+        }
+        let t = Tape::read(&ev.data)?;
+        let root = t.root();
+        if !root.is_object()
+            || ["result", "error", "id"]
+                .iter()
+                .any(|k| root.get(k).is_some())
+        {
+            return None;
+        }
+        let method = root.get("method")?.as_str()?;
+        accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
+    }
+
     fn read(&mut self, ev: &crate::wire::sse::Event) -> StreamMessage {
         if let Some(digest) = self.accepted_on_tape(ev) {
             return StreamMessage {
@@ -746,35 +773,6 @@ impl StreamReader<'_> {
             value,
             digest,
         }
-    }
-}
-
-impl StreamReader<'_> {
-    /// The digest of a notification that every schema accepts on its tape, without building
-    /// its `Value`; `None` leaves the event to be parsed (a response, a request, anything not
-    /// read onto a tape, a notification not accepted there). What is decided here is what the
-    /// parsed path decides: the message is an object with `method` and without `result`,
-    /// `error` or `id`, its method a string, accepted, and nested within `serde_json`'s limit.
-    fn accepted_on_tape(&self, ev: &crate::wire::sse::Event) -> Option<Digest> {
-        let accepted = self.accepted?;
-        // A response names `result` or `error`: parse it straight away.
-        if ev.invalid_utf8_at().is_some()
-            || ev.data.contains("\"result\"")
-            || ev.data.contains("\"error\"")
-        {
-            return None;
-        }
-        let t = Tape::read(&ev.data)?;
-        let root = t.root();
-        if !root.is_object()
-            || ["result", "error", "id"]
-                .iter()
-                .any(|k| root.get(k).is_some())
-        {
-            return None;
-        }
-        let method = root.get("method")?.as_str()?;
-        accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
     }
 }
 

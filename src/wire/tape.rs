@@ -68,7 +68,9 @@ impl<'a> Tape<'a> {
             text,
             bytes: text.as_bytes(),
             pos: 0,
-            toks: Vec::with_capacity(text.len() / 8 + 4),
+            // A token per eight bytes is typical of a message; a large one grows the tape as
+            // it is read rather than reserving for it up front (a token is 32 bytes).
+            toks: Vec::with_capacity((text.len() / 8).min(4096) + 4),
         };
         r.skip_ws();
         r.value(0)?;
