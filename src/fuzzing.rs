@@ -312,10 +312,10 @@ pub fn tape(bytes: &[u8]) -> Replay {
         let Some(fast) = crate::schema::for_revision(p).fast(name) else {
             continue;
         };
-        for (at_tape, at_value) in [(Some(t.root()), Some(&value))]
-            .into_iter()
-            .chain([(t.root().get("result"), value.get("result"))])
-        {
+        for (at_tape, at_value) in [
+            (Some(t.root()), Some(&value)),
+            (t.root().get("result"), value.get("result")),
+        ] {
             let (Some(n), Some(v)) = (at_tape, at_value) else {
                 continue;
             };

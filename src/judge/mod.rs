@@ -201,13 +201,9 @@ pub fn judge_capped<'t>(
     // A stream notification that every selected revision's schema accepts is held as the few
     // members the checks read of it, not as its whole tree.
     let accepted = |method: &str, message: Candidate<'_, '_>| {
-        protocols.iter().all(|&p| {
-            let schemas = crate::schema::for_revision(p);
-            match message {
-                Candidate::Tape(t) => schemas.accepts_tape(method, t),
-                Candidate::Value(v) => schemas.accepts(method, v),
-            }
-        })
+        protocols
+            .iter()
+            .all(|&p| crate::schema::for_revision(p).accepts_candidate(method, message))
     };
     let analysis = Analysis::judged(ex, &accepted);
     // JSON nested past serde_json's limit is walked (and dropped) on a stack grown for its

@@ -17,6 +17,7 @@ use std::sync::{LazyLock, OnceLock};
 use serde_json::Value;
 
 use crate::vocab::Protocol;
+use crate::wire::analysis::Candidate;
 pub use errors::{SchemaError, shape_errors};
 pub use fast::FastValidator;
 pub use formats::{is_base64, options};
@@ -131,6 +132,14 @@ impl RevisionSchemas {
             message.to_value()
         );
         valid
+    }
+
+    /// [`Self::accepts_tape`] or [`Self::accepts`], as the notification was put.
+    pub fn accepts_candidate(&self, method: &str, message: Candidate<'_, '_>) -> bool {
+        match message {
+            Candidate::Tape(t) => self.accepts_tape(method, t),
+            Candidate::Value(v) => self.accepts(method, v),
+        }
     }
 
     /// Whether the schema defines any request a server may send (revisions that moved server

@@ -695,14 +695,17 @@ impl StreamReader<'_> {
         }
         let t = Tape::read(&ev.data)?;
         let root = t.root();
-        if !root.is_object()
-            || ["result", "error", "id"]
-                .iter()
-                .any(|k| root.get(k).is_some())
-        {
-            return None;
+        // One pass over the members (none unless an object): a notification names a method
+        // and no result, error or id.
+        let mut method = None;
+        for (k, v) in root.members() {
+            match k {
+                "result" | "error" | "id" => return None,
+                "method" => method = Some(v),
+                _ => {}
+            }
         }
-        let method = root.get("method")?.as_str()?;
+        let method = method?.as_str()?;
         accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
     }
 

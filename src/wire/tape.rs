@@ -375,69 +375,34 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
-    fn array(&mut self, depth: usize) -> Option<()> {
+    /// An array or object: its opening token, then items read by `item` and separated by
+    /// commas, up to the `close` byte. Returns the opening token's index.
+    fn container(
+        &mut self,
+        depth: usize,
+        open: Tok<'a>,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<usize> {
         if depth > MAX_DEPTH {
             return None;
         }
         let at = self.toks.len();
-        self.toks.push(Tok::Array { end: 0 });
+        self.toks.push(open);
         self.pos += 1;
         self.skip_ws();
-        if self.bytes.get(self.pos) == Some(&b']') {
+        if self.bytes.get(self.pos) == Some(&close) {
             self.pos += 1;
         } else {
             loop {
-                self.value(depth)?;
+                item(self)?;
                 self.skip_ws();
                 match *self.bytes.get(self.pos)? {
                     b',' => {
                         self.pos += 1;
                         self.skip_ws();
                     }
-                    b']' => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return None,
-                }
-            }
-        }
-        self.close(at)
-    }
-
-    fn object(&mut self, depth: usize) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let at = self.toks.len();
-        self.toks.push(Tok::Object { end: 0 });
-        self.pos += 1;
-        self.skip_ws();
-        let mut keys = 0usize;
-        if self.bytes.get(self.pos) == Some(&b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                if self.bytes.get(self.pos) != Some(&b'"') {
-                    return None;
-                }
-                let key = self.string()?;
-                self.toks.push(Tok::String(key));
-                keys += 1;
-                self.skip_ws();
-                if self.bytes.get(self.pos) != Some(&b':') {
-                    return None;
-                }
-                self.pos += 1;
-                self.skip_ws();
-                self.value(depth)?;
-                self.skip_ws();
-                match *self.bytes.get(self.pos)? {
-                    b',' => {
-                        self.pos += 1;
-                        self.skip_ws();
-                    }
-                    b'}' => {
+                    b if b == close => {
                         self.pos += 1;
                         break;
                     }
@@ -446,7 +411,37 @@ impl<'a> Reader<'a> {
             }
         }
         self.close(at)?;
+        Some(at)
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        self.container(depth, Tok::Array { end: 0 }, b']', |r| r.value(depth))
+            .map(|_| ())
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        let mut keys = 0usize;
+        let at = self.container(depth, Tok::Object { end: 0 }, b'}', |r| {
+            keys += 1;
+            r.member(depth)
+        })?;
         (keys < 2 || self.keys_unique(at)).then_some(())
+    }
+
+    /// One object member: its key, a colon, its value.
+    fn member(&mut self, depth: usize) -> Option<()> {
+        if self.bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let key = self.string()?;
+        self.toks.push(Tok::String(key));
+        self.skip_ws();
+        if self.bytes.get(self.pos) != Some(&b':') {
+            return None;
+        }
+        self.pos += 1;
+        self.skip_ws();
+        self.value(depth)
     }
 
     /// Records where the array or object begun at `at` ends.

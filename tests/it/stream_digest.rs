@@ -34,16 +34,13 @@ fn verdicts_are_the_same_with_notifications_held_as_digests() {
         for set in sets {
             let tapes = std::cell::Cell::new(0);
             let accepted = |method: &str, message: Candidate<'_, '_>| {
-                set.iter().all(|&p| {
-                    let schemas = mcp_verdict::schema::for_revision(p);
-                    match message {
-                        Candidate::Tape(t) => schemas.accepts_tape(method, t),
-                        Candidate::Value(v) => schemas.accepts(method, v),
-                    }
-                }) && {
-                    tapes.set(tapes.get() + usize::from(matches!(message, Candidate::Tape(_))));
-                    true
+                let ok = set.iter().all(|&p| {
+                    mcp_verdict::schema::for_revision(p).accepts_candidate(method, message)
+                });
+                if ok && matches!(message, Candidate::Tape(_)) {
+                    tapes.set(tapes.get() + 1);
                 }
+                ok
             };
             // Nothing decided on a tape: every notification is parsed.
             let parsed_only = |method: &str, message: Candidate<'_, '_>| match message {
@@ -262,13 +259,9 @@ fn generated_streams_take_both_paths() {
             .collect();
         let ex = stream_exchange(&events);
         let accepted = |method: &str, message: Candidate<'_, '_>| {
-            let ok = set.iter().all(|&p| {
-                let s = mcp_verdict::schema::for_revision(p);
-                match message {
-                    Candidate::Tape(t) => s.accepts_tape(method, t),
-                    Candidate::Value(v) => s.accepts(method, v),
-                }
-            });
+            let ok = set
+                .iter()
+                .all(|&p| mcp_verdict::schema::for_revision(p).accepts_candidate(method, message));
             match message {
                 Candidate::Tape(_) => on_tape.set(on_tape.get() + usize::from(ok)),
                 Candidate::Value(_) => parsed.set(parsed.get() + 1),
