@@ -291,7 +291,7 @@ static DEFINITIONS: std::sync::LazyLock<Vec<(Protocol, String)>> = std::sync::La
 /// `serde_json` reads to the same value. The fast schema check walking the tape gives what it
 /// gives on that value, for `CallToolResult` and for a definition the input's length picks.
 pub fn tape(bytes: &[u8]) -> Replay {
-    use crate::wire::tape::Tape;
+    use crate::wire::tape::{Node, Tape};
     let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
     let Some(t) = Tape::read(text) else {
         return Err("not read onto a tape".into());
@@ -300,6 +300,21 @@ pub fn tape(bytes: &[u8]) -> Replay {
         .unwrap_or_else(|e| panic!("the tape read what serde_json refuses ({e}): {text:?}"));
     let value = t.root().to_value();
     assert_eq!(value, theirs, "{text:?}");
+    // The tape compares with a `Value` as `serde_json` does: equal to its own read, and to the
+    // first children of the root as their reads are (most differ).
+    assert!(t.root().equals(&theirs), "{text:?}");
+    let root = t.root();
+    let children: Vec<Node<'_, '_>> = root
+        .items()
+        .chain(root.members().map(|(_, v)| v))
+        .take(8)
+        .collect();
+    for &a in &children {
+        for &b in &children {
+            let b = b.to_value();
+            assert_eq!(a.equals(&b), a.to_value() == b, "{text:?}");
+        }
+    }
     let defs = &*DEFINITIONS;
     let mut checked = 0;
     for (p, name) in [

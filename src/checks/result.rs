@@ -221,8 +221,7 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
         b.get("type").and_then(Value::as_str) == Some("text")
             && b.get("text").and_then(Value::as_str).is_some_and(|t| {
                 let first = t.bytes().find(|c| !c.is_ascii_whitespace());
-                (want.is_none() || first == want)
-                    && crate::wire::deep::parse_then(t, |parsed| parsed == sc).unwrap_or(false)
+                (want.is_none() || first == want) && crate::wire::tape::text_equals(t, sc)
             })
     });
     if mirrored {

@@ -179,11 +179,71 @@ impl<'t, 'a> Node<'t, 'a> {
             ),
         }
     }
+
+    /// Whether it is `v`, as `serde_json` compares its own read of the text with `v` (numbers
+    /// by their text as `serde_json` keeps it, objects as sets of members), without building a
+    /// `Value`.
+    pub fn equals(self, v: &Value) -> bool {
+        match (self.tok(), v) {
+            (Tok::Null, Value::Null) => true,
+            (Tok::Bool(a), Value::Bool(b)) => a == b,
+            (Tok::Number(n), Value::Number(m)) => number_reads_as(n, m.as_str()),
+            (Tok::String(s), Value::String(t)) => s == t,
+            (Tok::Array { .. }, Value::Array(items)) => {
+                let mut mine = self.items();
+                items
+                    .iter()
+                    .all(|b| mine.next().is_some_and(|a| a.equals(b)))
+                    && mine.next().is_none()
+            }
+            // A tape never holds a repeated member, so as many members, each found equal in
+            // `v`, are the same set.
+            (Tok::Object { .. }, Value::Object(members)) => {
+                let mut count = 0;
+                self.members().all(|(k, a)| {
+                    count += 1;
+                    members.get(k).is_some_and(|b| a.equals(b))
+                }) && count == members.len()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether JSON text reads as `v` (what comparing `serde_json`'s parse of it with `v` says):
+/// read onto a tape when it can be, else parsed by `serde_json` (any depth). Text that is not
+/// JSON is not `v`.
+pub fn text_equals(text: &str, v: &Value) -> bool {
+    match Tape::read(text) {
+        Some(t) => t.root().equals(v),
+        None => super::deep::parse_then(text, |parsed| parsed == v).unwrap_or(false),
+    }
 }
 
 /// A number's text as `serde_json` reads it (the tape only holds texts of its grammar).
 pub fn number(text: &str) -> Option<Number> {
     text.parse().ok()
+}
+
+/// Whether a number's text is read by `serde_json` as the number it keeps as `kept`: the text
+/// itself, but an exponent is kept as `e` and a sign (`1E5` as `1e+5`), without building the
+/// number.
+fn number_reads_as(text: &str, kept: &str) -> bool {
+    let Some(at) = text.find(['e', 'E']) else {
+        return text == kept;
+    };
+    let (mantissa, exponent) = (&text[..at], &text[at + 1..]);
+    let Some(kept_exponent) = kept
+        .strip_prefix(mantissa)
+        .and_then(|rest| rest.strip_prefix('e'))
+    else {
+        return false;
+    };
+    if exponent.starts_with(['+', '-']) {
+        kept_exponent == exponent
+    } else {
+        kept_exponent.strip_prefix('+') == Some(exponent)
+    }
 }
 
 /// An object's members.
@@ -489,6 +549,61 @@ mod tests {
             }
             None => false,
         }
+    }
+
+    #[test]
+    fn text_equals_compares_as_serde_json_does() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let texts = [
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "1",
+            "1.0",
+            "1E400",
+            "1e+400",
+            "1e400",
+            "1E-2",
+            "1e-2",
+            "1.5e2",
+            "15e1",
+            "123456789012345678901234567890",
+            r#""a""#,
+            r#""\u0061""#,
+            "[]",
+            "[1]",
+            "[1, 2]",
+            "[2, 1]",
+            "{}",
+            r#"{"a": 1}"#,
+            r#"{"a": 1.0}"#,
+            r#"{"a": 1, "b": 2}"#,
+            r#"{"b": 2, "a": 1}"#,
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 2}"#,
+            r#"{"a": [{"b": null}]}"#,
+            r#"{"a": [{"b": false}]}"#,
+            &deep,
+            "not json",
+            "{",
+        ];
+        let mut equal = 0;
+        for a in texts {
+            for b in texts {
+                let Ok(v) = crate::wire::deep::parse_then(b, Value::clone) else {
+                    continue;
+                };
+                let theirs = crate::wire::deep::parse_then(a, |p| *p == v).unwrap_or(false);
+                assert_eq!(text_equals(a, &v), theirs, "{a} against {b}");
+                equal += usize::from(theirs);
+            }
+        }
+        // Each JSON text equals itself, and the pairs that read the same (three spellings of
+        // 1e+400, two of 1e-2, the two orders of one object, the repeated member and its last,
+        // the escaped and the plain string).
+        assert_eq!(equal, 31 + 6 + 2 + 3 * 2);
     }
 
     #[test]
