@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::support::judge::judge_under;
 
-fn json_value() -> impl Strategy<Value = Value> {
+pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),

@@ -32,6 +32,7 @@ mod interop_peers;
 mod jsonl_cli;
 mod jsonl_run;
 mod loop_scenarios;
+mod mirror_equality;
 mod official_examples;
 mod probe_active;
 mod probe_bounds;
