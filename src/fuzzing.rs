@@ -288,8 +288,9 @@ static DEFINITIONS: std::sync::LazyLock<Vec<(Protocol, String)>> = std::sync::La
 });
 
 /// The tape reader (`wire::tape`) against `serde_json` on the same text: what the tape reads,
-/// `serde_json` reads to the same value. The fast schema check walking the tape gives what it
-/// gives on that value, for `CallToolResult` and for a definition the input's length picks.
+/// `serde_json` reads to the same value, and the tape compares with a `Value` as `serde_json`'s
+/// equality does. The fast schema check walking the tape gives what it gives on that value, for
+/// `CallToolResult` and for a definition the input's length picks.
 pub fn tape(bytes: &[u8]) -> Replay {
     use crate::wire::tape::{Node, Tape};
     let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
