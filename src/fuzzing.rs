@@ -305,15 +305,15 @@ pub fn tape(bytes: &[u8]) -> Replay {
     // first children of the root as their reads are (most differ).
     assert!(t.root().equals(&theirs), "{text:?}");
     let root = t.root();
-    let children: Vec<Node<'_, '_>> = root
+    let children: Vec<(Node<'_, '_>, Value)> = root
         .items()
         .chain(root.members().map(|(_, v)| v))
         .take(8)
+        .map(|n| (n, n.to_value()))
         .collect();
-    for &a in &children {
-        for &b in &children {
-            let b = b.to_value();
-            assert_eq!(a.equals(&b), a.to_value() == b, "{text:?}");
+    for (a, a_value) in &children {
+        for (_, b) in &children {
+            assert_eq!(a.equals(b), a_value == b, "{text:?}");
         }
     }
     let defs = &*DEFINITIONS;

@@ -209,7 +209,7 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(content) = rm.content.and_then(Value::as_array) else {
         return Eval::NotApplicable;
     };
-    // Only a text whose first character could start the same JSON value is parsed.
+    // Only a text whose first character could start the same JSON value is read and compared.
     let opener = |v: &Value| match v {
         Value::Object(_) => Some(b'{'),
         Value::Array(_) => Some(b'['),
