@@ -1,6 +1,6 @@
 //! HTTP layer of `serve`: framing, keep-alive, methods, Origin, shutdown.
 
-use std::net::TcpStream;
+use std::net::{IpAddr, TcpListener};
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
@@ -233,9 +233,13 @@ fn invalid_json_and_batches() {
 
 #[test]
 fn shutdown_joins_threads_and_frees_the_port() {
+    // On a loopback address no other test binds, so a port freed here is not taken by another
+    // test's server (they bind 127.0.0.1:0, in parallel) before it is checked.
+    let own = IpAddr::from([127, 0, 0, 2]);
     for _ in 0..20 {
-        let h = start("baseline");
+        let h = start_with("baseline", |c| c.host = own);
         let addr = h.addr();
+        assert_eq!(addr.ip(), own);
         // An idle keep-alive connection must not keep the server alive.
         let mut c = Conn::open(addr);
         c.send("GET", "/mcp", &[], b"");
@@ -247,7 +251,13 @@ fn shutdown_joins_threads_and_frees_the_port() {
             "shutdown took {:?}",
             t.elapsed()
         );
-        assert!(TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err());
+        // Freed: the address binds again (a connection attempt could reach a socket connected
+        // to itself, which loopback allows when the kernel picks the same port as the source).
+        let again = TcpListener::bind(addr);
+        assert!(
+            again.is_ok(),
+            "{addr} still bound after shutdown: {again:?}"
+        );
     }
 }
 
