@@ -48,6 +48,27 @@ fn same_as_capped(ex: &Exchange, options: &Options<'_>, capped_after: &Judgement
     );
 }
 
+/// The judgement of a body read onto a tape is the one of the same body parsed on reading
+/// ([`crate::wire::analysis::Analysis::parsed`]).
+fn same_as_parsed(ex: &Exchange, protocol: Protocol, on_tape: &Judgement<'_>) {
+    let parsed = crate::wire::analysis::Analysis::parsed(ex);
+    let by_value = crate::wire::deep::on_stack_for(parsed.nesting_depth(), move || {
+        let verdicts = vec![crate::judge::evaluate(
+            &parsed,
+            protocol,
+            crate::Engine::builtin(),
+        )];
+        drop(parsed);
+        Judgement { verdicts }
+    });
+    let view = |j: &Judgement<'_>| serde_json::to_string(&JudgementOut::of(j, None)).unwrap();
+    assert_eq!(
+        view(on_tape),
+        view(&by_value),
+        "judged on the tape as on the parsed body"
+    );
+}
+
 /// `classify FILE`: an exchange file read, judged under the revisions it names (under every
 /// revision when it names none), and rendered.
 pub fn exchange_file(bytes: &[u8]) -> Replay {
@@ -183,7 +204,8 @@ pub fn jsonl(bytes: &[u8]) -> Replay {
 
 /// The judge on arbitrary response bytes under one revision. The first byte chooses the
 /// response's framing (JSON or SSE), how the body ended, the status, the request id's type and
-/// whether the tool declares an output schema; the rest is the body.
+/// whether the tool declares an output schema; the rest is the body. The verdict must be the
+/// one of the body parsed on reading rather than read onto a tape.
 pub fn judge_body(protocol: Protocol, bytes: &[u8]) -> Replay {
     let (sel, body) = match bytes.split_first() {
         Some((s, b)) => (*s, b),
@@ -243,6 +265,7 @@ pub fn judge_body(protocol: Protocol, bytes: &[u8]) -> Replay {
     let mut judgement = judge(&ex, &options).expect("a named revision is always judged");
     assert_eq!(judgement.verdicts.len(), 1, "one verdict per revision");
     assert_eq!(judgement.verdicts[0].protocol, protocol, "judged as asked");
+    same_as_parsed(&ex, protocol, &judgement);
     judgement.cap_findings(DEFAULT_MAX_FINDINGS_PER_RULE);
     same_as_capped(&ex, &options, &judgement);
     render(&judgement, "response");

@@ -11,7 +11,8 @@ use crate::rules::{RevisionProfile, SchemaGroup, Target};
 use crate::schema::output::{OutputSchema, OutputSchemaProblem};
 use crate::schema::{FastValidator, SchemaError, shape_errors};
 use crate::vocab::Protocol;
-use crate::wire::analysis::{Analysis, as_integer};
+use crate::wire::analysis::Analysis;
+use crate::wire::jsonref::JsonRef;
 
 /// What a result is, under a revision.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,9 +45,9 @@ pub struct Cx<'a> {
     setting: Setting<'a>,
     groups: Vec<OnceCell<Option<Vec<RoutedError>>>>,
     kind: ResultKind,
-    message: Option<&'a Map<String, Value>>,
-    result: Option<&'a Value>,
-    error: Option<&'a Value>,
+    message: Option<JsonRef<'a>>,
+    result: Option<JsonRef<'a>>,
+    error: Option<JsonRef<'a>>,
     members: MessageMembers<'a>,
     result_members: ResultMembers<'a>,
     /// The parts of the exchange present (for skipping checks that cannot apply).
@@ -72,39 +73,39 @@ pub struct ListedSchema {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MessageMembers<'a> {
     /// `jsonrpc`.
-    pub jsonrpc: Option<&'a Value>,
+    pub jsonrpc: Option<JsonRef<'a>>,
     /// `id`.
-    pub id: Option<&'a Value>,
+    pub id: Option<JsonRef<'a>>,
     /// `result`.
-    pub result: Option<&'a Value>,
+    pub result: Option<JsonRef<'a>>,
     /// `error`.
-    pub error: Option<&'a Value>,
+    pub error: Option<JsonRef<'a>>,
     /// `method` (a request or notification where a response was expected).
-    pub method: Option<&'a Value>,
+    pub method: Option<JsonRef<'a>>,
 }
 
 /// The members of a result object that checks read, found in one pass over it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ResultMembers<'a> {
     /// `resultType`.
-    pub result_type: Option<&'a Value>,
+    pub result_type: Option<JsonRef<'a>>,
     /// `isError`.
-    pub is_error: Option<&'a Value>,
+    pub is_error: Option<JsonRef<'a>>,
     /// `content`.
-    pub content: Option<&'a Value>,
+    pub content: Option<JsonRef<'a>>,
     /// `structuredContent`.
-    pub structured_content: Option<&'a Value>,
+    pub structured_content: Option<JsonRef<'a>>,
     /// `_meta`.
-    pub meta: Option<&'a Value>,
+    pub meta: Option<JsonRef<'a>>,
     /// `task` (a 2025-11-25 task handle).
-    pub task: Option<&'a Value>,
+    pub task: Option<JsonRef<'a>>,
 }
 
 impl<'a> MessageMembers<'a> {
-    pub(crate) fn of(m: &'a Map<String, Value>) -> Self {
+    pub(crate) fn of(m: JsonRef<'a>) -> Self {
         let mut out = MessageMembers::default();
-        for (k, v) in m {
-            match k.as_str() {
+        for (k, v) in m.members() {
+            match k {
                 "jsonrpc" => out.jsonrpc = Some(v),
                 "id" => out.id = Some(v),
                 "result" => out.result = Some(v),
@@ -118,10 +119,10 @@ impl<'a> MessageMembers<'a> {
 }
 
 impl<'a> ResultMembers<'a> {
-    pub(crate) fn of(r: &'a Map<String, Value>) -> Self {
+    pub(crate) fn of(r: JsonRef<'a>) -> Self {
         let mut out = ResultMembers::default();
-        for (k, v) in r {
-            match k.as_str() {
+        for (k, v) in r.members() {
+            match k {
                 "resultType" => out.result_type = Some(v),
                 "isError" => out.is_error = Some(v),
                 "content" => out.content = Some(v),
@@ -197,7 +198,7 @@ impl<'a> Cx<'a> {
         let error = members.error;
         let result = members.result.filter(|_| error.is_none());
         let result_members = result
-            .and_then(Value::as_object)
+            .filter(|r| r.is_object())
             .map(ResultMembers::of)
             .unwrap_or_default();
         let kind = classify_result(an, result, &result_members, profile);
@@ -276,18 +277,25 @@ impl<'a> Cx<'a> {
     }
 
     /// The response message (see [`Analysis::message`]).
-    pub fn message(&self) -> Option<&'a Map<String, Value>> {
+    pub fn message(&self) -> Option<JsonRef<'a>> {
         self.message
     }
 
     /// `result` of a well-formed response (`result` without `error`).
-    pub fn result(&self) -> Option<&'a Value> {
+    pub fn result(&self) -> Option<JsonRef<'a>> {
         self.result
+    }
+
+    /// `result` of a well-formed response as a parsed value, for checks that need a `Value`
+    /// (built on first use from a body read onto a tape).
+    pub fn result_value(&self) -> Option<&'a Value> {
+        self.result?;
+        self.an.message_value()?.get("result")
     }
 
     /// The error code, when it is an integer.
     pub fn error_code(&self) -> Option<i64> {
-        self.error?.get("code").and_then(as_integer)
+        self.error?.get("code")?.as_integer()
     }
 
     /// What the result is under this revision.
@@ -296,9 +304,9 @@ impl<'a> Cx<'a> {
     }
 
     /// The `result` object, when the result is of the given kind.
-    pub fn result_if(&self, kind: &ResultKind) -> Option<&'a Map<String, Value>> {
+    pub fn result_if(&self, kind: &ResultKind) -> Option<JsonRef<'a>> {
         if &self.kind == kind {
-            self.result.and_then(Value::as_object)
+            self.result.filter(|r| r.is_object())
         } else {
             None
         }
@@ -306,7 +314,7 @@ impl<'a> Cx<'a> {
 
     /// The final tool result object (kind `Complete`, answering a `tools/call` request or a
     /// request that was not recorded).
-    pub fn complete_result(&self) -> Option<&'a Map<String, Value>> {
+    pub fn complete_result(&self) -> Option<JsonRef<'a>> {
         match self.an.req.method {
             Some(m) if m != "tools/call" => None,
             _ => self.result_if(&ResultKind::Complete),
@@ -315,7 +323,7 @@ impl<'a> Cx<'a> {
 
     /// The final result object answering a recorded request of method `method` (kind
     /// `Complete`).
-    pub fn final_result_of(&self, method: &str) -> Option<&'a Map<String, Value>> {
+    pub fn final_result_of(&self, method: &str) -> Option<JsonRef<'a>> {
         if self.an.req.method == Some(method) {
             self.result_if(&ResultKind::Complete)
         } else {
@@ -323,11 +331,17 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The final `tools/list` result's `tools` array.
+    /// The final `tools/list` result's `tools` array, parsed (the tools' schemas are compiled
+    /// from it).
     pub fn listed_tools(&self) -> Option<&'a Vec<Value>> {
-        self.final_result_of("tools/list")?
-            .get("tools")
-            .and_then(Value::as_array)
+        self.final_result_of("tools/list")?;
+        self.result_value()?.get("tools").and_then(Value::as_array)
+    }
+
+    /// The final result object answering a recorded request of method `method`, parsed.
+    pub fn final_result_value_of(&self, method: &str) -> Option<&'a Map<String, Value>> {
+        self.final_result_of(method)?;
+        self.result_value()?.as_object()
     }
 
     /// The schema members (`inputSchema`, `outputSchema`) of the tools a `tools/list` result
@@ -370,7 +384,7 @@ impl<'a> Cx<'a> {
     }
 
     /// The JSON value a schema target designates, if it applies to this exchange.
-    fn target_value(&self, target: Target, code: Option<i64>) -> Option<&'a Value> {
+    fn target_value(&self, target: Target, code: Option<i64>) -> Option<JsonRef<'a>> {
         match target {
             Target::CompleteResult => self.complete_result().and(self.result),
             Target::ListToolsResult => self.final_result_of("tools/list").and(self.result),
@@ -384,13 +398,13 @@ impl<'a> Cx<'a> {
             Target::ErrorResponse => {
                 let err = self.error?;
                 match code {
-                    Some(c) => (err.get("code").and_then(Value::as_i64) == Some(c))
-                        .then(|| self.an.message_value())
+                    Some(c) => (err.get("code").and_then(as_i64) == Some(c))
+                        .then_some(self.message)
                         .flatten(),
-                    None => self.an.message_value(),
+                    None => self.message,
                 }
             }
-            Target::Response => self.an.message_value(),
+            Target::Response => self.message,
         }
     }
 
@@ -406,19 +420,27 @@ impl<'a> Cx<'a> {
                 // validator, whose errors (or lack of them) stand.
                 let valid = match slot.fast(self.protocol, &g.def) {
                     Some(fast) => {
-                        let valid = fast.is_valid(instance);
+                        let valid = match instance {
+                            JsonRef::Value(v) => fast.is_valid(v),
+                            JsonRef::Tape(n) => fast.is_valid_tape(n),
+                        };
                         debug_assert!(
-                            !valid || validator.is_valid(instance),
+                            !valid || validator.is_valid(&instance.to_value()),
                             "the fast schema check accepted what {} rejects: {instance}",
                             g.def
                         );
                         valid
                     }
-                    None => validator.is_valid(instance),
+                    None => validator.is_valid(&instance.to_value()),
                 };
                 if valid {
                     return Some(Vec::new());
                 }
+                // `jsonschema` is the authority on errors: it reads the parsed message.
+                let instance = match instance {
+                    JsonRef::Value(v) => v,
+                    JsonRef::Tape(_) => self.an.message_value()?.pointer(g.target.prefix())?,
+                };
                 let errors = shape_errors(validator, instance)
                     .into_iter()
                     .map(|error| {
@@ -432,9 +454,17 @@ impl<'a> Cx<'a> {
     }
 }
 
+/// A number's value as an `i64`, when it is one (as `Value::as_i64` reads it).
+fn as_i64(v: JsonRef<'_>) -> Option<i64> {
+    match v {
+        JsonRef::Value(v) => v.as_i64(),
+        JsonRef::Tape(n) => n.number_text()?.parse().ok(),
+    }
+}
+
 fn classify_result(
     an: &Analysis<'_>,
-    result: Option<&Value>,
+    result: Option<JsonRef<'_>>,
     members: &ResultMembers<'_>,
     profile: &RevisionProfile,
 ) -> ResultKind {
@@ -446,16 +476,16 @@ fn classify_result(
     }
     let Some(core) = &profile.result_types else {
         // A revision without resultType: a task-augmented request may get a task handle.
-        if an.req.task.is_some() && members.task.is_some_and(Value::is_object) {
+        if an.req.task.is_some() && members.task.is_some_and(JsonRef::is_object) {
             return ResultKind::Task;
         }
         return ResultKind::Complete;
     };
-    match members.result_type {
+    match members.result_type.map(|t| t.as_str()) {
         None => ResultKind::Complete,
-        Some(Value::String(s)) => {
+        Some(Some(s)) => {
             if core.iter().any(|c| c == s) {
-                return match s.as_str() {
+                return match s {
                     "complete" => ResultKind::Complete,
                     "input_required" => ResultKind::InputRequired,
                     other => ResultKind::Extension(other.to_string()),
@@ -466,7 +496,7 @@ fn classify_result(
                     return if s == "task" {
                         ResultKind::Task
                     } else {
-                        ResultKind::Extension(s.clone())
+                        ResultKind::Extension(s.to_string())
                     };
                 }
             }

@@ -132,7 +132,7 @@ fn tool_names(cx: &Cx<'_>, p: &Params) -> Eval {
 }
 
 fn discover_version_supported(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(result) = cx.final_result_of("server/discover") else {
+    let Some(result) = cx.final_result_value_of("server/discover") else {
         return Eval::NotApplicable;
     };
     let req = &cx.an.req;
@@ -172,7 +172,7 @@ fn discover_version_supported(cx: &Cx<'_>, _: &Params) -> Eval {
 fn extension_ids(cx: &Cx<'_>, _: &Params) -> Eval {
     // Capabilities or extensions that are not objects are schema errors, judged there.
     let Some(extensions) = cx
-        .final_result_of("server/discover")
+        .final_result_value_of("server/discover")
         .and_then(|r| r.get("capabilities"))
         .and_then(|c| c.get("extensions"))
         .and_then(Value::as_object)

@@ -5,6 +5,7 @@ use serde_json::Value;
 use super::framing::kind;
 use crate::check_api::{Cx, Eval, Params};
 use crate::wire::analysis::ids_equal;
+use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
     "jsonrpc_version" => jsonrpc_version, [], [], MESSAGE,
@@ -27,7 +28,7 @@ crate::check_api::declare_checks! {
         "the error code equals `code`";
 }
 
-fn response<'a>(cx: &'a Cx<'_>) -> Option<&'a serde_json::Map<String, Value>> {
+fn response<'a>(cx: &Cx<'a>) -> Option<JsonRef<'a>> {
     if !cx.an.req.expects_response() {
         return None;
     }
@@ -39,7 +40,7 @@ fn jsonrpc_version(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     }
     match cx.members().jsonrpc {
-        Some(Value::String(s)) if s == "2.0" => Eval::Pass,
+        Some(v) if v.as_str() == Some("2.0") => Eval::Pass,
         Some(other) => Eval::hit("/jsonrpc", format!("`jsonrpc` is {other}, not \"2.0\"")),
         None => Eval::hit(
             "/jsonrpc",
@@ -76,6 +77,15 @@ fn show_id(v: &Value) -> String {
     format!("{v} ({})", kind(v))
 }
 
+/// Whether a response's id is the request's, as [`ids_equal`] compares them.
+fn id_is(got: JsonRef<'_>, want: &Value) -> bool {
+    match (got.as_str(), want) {
+        (Some(a), Value::String(b)) => a == b,
+        (Some(_), _) | (None, Value::String(_)) => false,
+        _ => ids_equal(&got.to_value(), want),
+    }
+}
+
 fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
     if response(cx).is_none() {
         return Eval::NotApplicable;
@@ -91,7 +101,8 @@ fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
     match mm.id {
         // An error response may omit the id (or send null) when the request's id could not
         // be read; `error_id_present` judges that case.
-        None | Some(Value::Null) if is_error => Eval::NotApplicable,
+        None if is_error => Eval::NotApplicable,
+        Some(id) if is_error && id.is_null() => Eval::NotApplicable,
         None => Eval::hit(
             "/id",
             format!(
@@ -99,12 +110,12 @@ fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
                 show_id(want)
             ),
         ),
-        Some(got) if ids_equal(got, want) => Eval::Pass,
+        Some(got) if id_is(got, want) => Eval::Pass,
         Some(got) => Eval::hit(
             "/id",
             format!(
                 "response id {} does not match request id {}",
-                show_id(got),
+                show_id(&got.to_value()),
                 show_id(want)
             ),
         ),
@@ -114,6 +125,11 @@ fn response_id_matches(cx: &Cx<'_>, _: &Params) -> Eval {
 /// Whether a value is a JSON-RPC id as MCP's `RequestId` defines it: a string or an integer.
 fn is_request_id(v: &Value) -> bool {
     v.is_string() || crate::wire::number::is_integer_value(v)
+}
+
+/// The same, for a value as read.
+fn is_request_id_ref(v: JsonRef<'_>) -> bool {
+    v.is_string() || v.is_number() && is_request_id(&v.to_value())
 }
 
 fn error_id_present(cx: &Cx<'_>, p: &Params) -> Eval {
@@ -138,7 +154,7 @@ fn error_id_present(cx: &Cx<'_>, p: &Params) -> Eval {
                 show_id(want)
             ),
         ),
-        Some(Value::Null) => Eval::hit(
+        Some(id) if id.is_null() => Eval::hit(
             "/id",
             format!(
                 "the error response has `id: null`, although the request's id {} was readable; MCP omits the id only when it could not be read, and null is no id (a RequestId is a string or an integer)",
@@ -160,12 +176,12 @@ fn error_id_type(cx: &Cx<'_>, _: &Params) -> Eval {
     }
     match mm.id {
         None => Eval::NotApplicable,
-        Some(id) if is_request_id(id) => Eval::Pass,
+        Some(id) if is_request_id_ref(id) => Eval::Pass,
         Some(id) => Eval::hit(
             "/id",
             format!(
                 "the error response's `id` is {}; a RequestId is a string or an integer, and an error response without a readable request id omits it",
-                show_id(id)
+                show_id(&id.to_value())
             ),
         ),
     }

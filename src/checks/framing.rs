@@ -66,7 +66,7 @@ fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
                 ),
             )
         }
-        Body::Json(_) => Eval::Pass,
+        Body::Json => Eval::Pass,
         _ => Eval::NotApplicable,
     }
 }
@@ -75,23 +75,27 @@ fn json_single_object(cx: &Cx<'_>, _: &Params) -> Eval {
     if !applies(cx) {
         return Eval::NotApplicable;
     }
-    match &cx.an.body {
-        Body::Json(Value::Object(_)) => Eval::Pass,
-        Body::Json(Value::Array(items)) => Eval::hit(
+    let Some(body) = cx.an.json() else {
+        return Eval::NotApplicable;
+    };
+    if body.is_object() {
+        Eval::Pass
+    } else if body.is_array() {
+        Eval::hit(
             "",
             format!(
                 "the body is a JSON array of {} item(s) (a JSON-RPC batch); a response to one request is a single JSON object",
-                items.len()
+                body.len()
             ),
-        ),
-        Body::Json(other) => Eval::hit(
+        )
+    } else {
+        Eval::hit(
             "",
             format!(
                 "the body is a JSON {}, not a JSON-RPC response object",
-                kind(other)
+                kind(&body.to_value())
             ),
-        ),
-        _ => Eval::NotApplicable,
+        )
     }
 }
 
@@ -124,7 +128,7 @@ fn json_depth_within_limit(cx: &Cx<'_>, _: &Params) -> Eval {
     }
     match &cx.an.body {
         Body::TooDeep { offset } => Eval::hit("", too_deep("the body", *offset)),
-        Body::Json(_) => Eval::Pass,
+        Body::Json => Eval::Pass,
         _ => Eval::NotApplicable,
     }
 }

@@ -2,9 +2,8 @@
 //! definition, the result's content blocks and `serverInfo`, the `serverInfo` of a recorded
 //! `initialize`).
 
-use serde_json::Value;
-
 use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
     "icon_scheme" => icon_scheme, ["names", "value"], ["names"], NONE,
@@ -53,14 +52,9 @@ fn icon_scheme(cx: &Cx<'_>, p: &Params) -> Eval {
     let mut hits = Vec::new();
     // Icons in the response message are located by pointer; icons in the exchange's context
     // (the tool definition, the session's serverInfo) are named in the message.
-    let mut scan = |icons: Option<&Value>, at: &dyn Fn(usize) -> (String, String)| {
-        for (i, icon) in icons
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let Some(src) = icon.get("src").and_then(Value::as_str) else {
+    let mut scan = |icons: Option<JsonRef<'_>>, at: &dyn Fn(usize) -> (String, String)| {
+        for (i, icon) in icons.into_iter().flat_map(JsonRef::items).enumerate() {
+            let Some(src) = icon.get("src").and_then(JsonRef::as_str) else {
                 continue;
             };
             if let Some(why) = refused(src, allowed) {
@@ -77,7 +71,7 @@ fn icon_scheme(cx: &Cx<'_>, p: &Params) -> Eval {
         }
     };
     if let Some(tool) = cx.an.ex.tool.as_ref() {
-        scan(tool.get("icons"), &|i| {
+        scan(tool.get("icons").map(JsonRef::from), &|i| {
             (String::new(), format!("the tool definition's icons[{i}]"))
         });
     }
@@ -88,7 +82,7 @@ fn icon_scheme(cx: &Cx<'_>, p: &Params) -> Eval {
         .as_ref()
         .and_then(|n| n.server_info.as_ref())
     {
-        scan(info.get("icons"), &|i| {
+        scan(info.get("icons").map(JsonRef::from), &|i| {
             (
                 String::new(),
                 format!("the serverInfo recorded from initialize: icons[{i}]"),
@@ -96,8 +90,8 @@ fn icon_scheme(cx: &Cx<'_>, p: &Params) -> Eval {
         });
     }
     let rm = cx.result_members();
-    if let Some(blocks) = rm.content.and_then(Value::as_array) {
-        for (b, block) in blocks.iter().enumerate() {
+    if let Some(blocks) = rm.content.filter(|c| c.is_array()) {
+        for (b, block) in blocks.items().enumerate() {
             scan(block.get("icons"), &|i| {
                 (
                     format!("/result/content/{b}/icons/{i}/src"),

@@ -16,8 +16,10 @@ crate::check_api::declare_checks! {
         "a retry whose `inputResponses` answer none of the `inputRequests` of the result it answers (as recorded in the exchange's `retry`, with the `requestState` unaltered) got a JSON-RPC error; a new `input_required` result passes, a final result shows the input was not necessary";
 }
 
+/// The `InputRequiredResult`, parsed.
 fn irr<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
-    cx.result_if(&ResultKind::InputRequired)
+    cx.result_if(&ResultKind::InputRequired)?;
+    cx.result_value()?.as_object()
 }
 
 fn irr_has_inputs_or_state(cx: &Cx<'_>, _: &Params) -> Eval {

@@ -1,11 +1,12 @@
 //! Result checks: tools/call only, `resultType`, `CallToolResult` semantics the schema cannot
 //! express, structured content, output schemas, `_meta`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::framing::kind;
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
 use crate::vocab::protocol::meta::SERVER_INFO;
+use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
     "request_is_tools_call" => request_is_tools_call, [], [], MESSAGE,
@@ -64,15 +65,15 @@ fn result_is_object(cx: &Cx<'_>, _: &Params) -> Eval {
             let r = cx.result().expect("NotObject has a result");
             Eval::hit(
                 "/result",
-                format!("`result` is a JSON {}, not an object", kind(r)),
+                format!("`result` is a JSON {}, not an object", kind(&r.to_value())),
             )
         }
         _ => Eval::Pass,
     }
 }
 
-fn result_obj<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
-    cx.result().and_then(Value::as_object)
+fn result_obj<'a>(cx: &Cx<'a>) -> Option<JsonRef<'a>> {
+    cx.result().filter(|r| r.is_object())
 }
 
 fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -107,7 +108,10 @@ fn result_type_recognized(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(s) = v.as_str() else {
         return Eval::hit(
             "/result/resultType",
-            format!("`resultType` is a JSON {}, not a string", kind(v)),
+            format!(
+                "`resultType` is a JSON {}, not a string",
+                kind(&v.to_value())
+            ),
         );
     };
     let hint = cx
@@ -163,7 +167,7 @@ fn task_status_is(cx: &Cx<'_>, p: &Params) -> Eval {
     match task
         .get("task")
         .and_then(|t| t.get("status"))
-        .and_then(Value::as_str)
+        .and_then(JsonRef::as_str)
     {
         Some(s) if s == want => Eval::Pass,
         Some(s) => Eval::hit(
@@ -184,7 +188,7 @@ fn is_error_absent(cx: &Cx<'_>, _: &Params) -> Eval {
 
 fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
-        Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::triggered(),
+        Some(_) if cx.result_members().is_error.is_some_and(JsonRef::is_true) => Eval::triggered(),
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
     }
@@ -192,7 +196,7 @@ fn is_error_true(cx: &Cx<'_>, _: &Params) -> Eval {
 
 fn tool_result_final(cx: &Cx<'_>, _: &Params) -> Eval {
     match cx.complete_result() {
-        Some(_) if cx.result_members().is_error == Some(&Value::Bool(true)) => Eval::Pass,
+        Some(_) if cx.result_members().is_error.is_some_and(JsonRef::is_true) => Eval::Pass,
         Some(_) => Eval::triggered(),
         None => Eval::NotApplicable,
     }
@@ -206,22 +210,24 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(sc) = rm.structured_content else {
         return Eval::NotApplicable;
     };
-    let Some(content) = rm.content.and_then(Value::as_array) else {
+    let Some(content) = rm.content.filter(|c| c.is_array()) else {
         return Eval::NotApplicable;
     };
     // Only a text whose first character could start the same JSON value is read and compared.
-    let opener = |v: &Value| match v {
-        Value::Object(_) => Some(b'{'),
-        Value::Array(_) => Some(b'['),
-        Value::String(_) => Some(b'"'),
-        _ => None,
+    let want = if sc.is_object() {
+        Some(b'{')
+    } else if sc.is_array() {
+        Some(b'[')
+    } else if sc.is_string() {
+        Some(b'"')
+    } else {
+        None
     };
-    let want = opener(sc);
-    let mirrored = content.iter().any(|b| {
-        b.get("type").and_then(Value::as_str) == Some("text")
-            && b.get("text").and_then(Value::as_str).is_some_and(|t| {
+    let mirrored = content.items().any(|b| {
+        b.get("type").and_then(JsonRef::as_str) == Some("text")
+            && b.get("text").and_then(JsonRef::as_str).is_some_and(|t| {
                 let first = t.bytes().find(|c| !c.is_ascii_whitespace());
-                (want.is_none() || first == want) && crate::wire::tape::text_equals(t, sc)
+                (want.is_none() || first == want) && text_equals(t, sc)
             })
     });
     if mirrored {
@@ -234,12 +240,20 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     }
 }
 
+/// Whether JSON text reads as `v`, as `serde_json` compares its parse with `v`.
+fn text_equals(text: &str, v: JsonRef<'_>) -> bool {
+    match v {
+        JsonRef::Value(v) => crate::wire::tape::text_equals(text, v),
+        JsonRef::Tape(n) => crate::wire::tape::text_equals_node(text, n),
+    }
+}
+
 fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.complete_result().is_none() {
         return Eval::NotApplicable;
     }
     let rm = cx.result_members();
-    if rm.is_error == Some(&Value::Bool(true)) {
+    if rm.is_error.is_some_and(JsonRef::is_true) {
         // Whether an error result must carry conforming structured content is unsettled;
         // like the reference SDKs, do not judge it.
         return Eval::NotApplicable;
@@ -247,15 +261,19 @@ fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.output_schema().is_none() {
         return Eval::NotApplicable;
     }
-    let Some(sc) = rm.structured_content else {
+    if rm.structured_content.is_none() {
         return Eval::hit(
             "/result/structuredContent",
             "the tool declares an outputSchema but the result has no `structuredContent`",
         );
-    };
+    }
     // A schema that cannot be compiled is reported by `output_schema_usable`, never taken as
     // permissive.
     let Some(Ok(compiled)) = cx.output_schema() else {
+        return Eval::NotApplicable;
+    };
+    // The tool's own schema is checked by `jsonschema`, on the parsed value.
+    let Some(sc) = cx.result_value().and_then(|r| r.get("structuredContent")) else {
         return Eval::NotApplicable;
     };
     let validator = &compiled.validator;
@@ -486,9 +504,16 @@ fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     }
     let mut hits = Vec::new();
     // The location is formatted only for a bad key: this runs on every result.
-    let mut scan = |meta: Option<&Value>, block: Option<usize>| {
-        if let Some(m) = meta.and_then(Value::as_object) {
-            for k in m.keys().filter(|k| !valid_meta_key(k)) {
+    let mut scan = |meta: Option<JsonRef<'_>>, block: Option<usize>| {
+        if let Some(m) = meta {
+            let mut bad: Vec<&str> = m
+                .members()
+                .map(|(k, _)| k)
+                .filter(|k| !valid_meta_key(k))
+                .collect();
+            // In the order a parsed object keeps its keys (sorted), whatever the document's.
+            bad.sort_unstable();
+            for k in bad {
                 let at =
                     block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
                 hits.push(Hit::new(
@@ -500,8 +525,8 @@ fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     };
     let rm = cx.result_members();
     scan(rm.meta, None);
-    if let Some(blocks) = rm.content.and_then(Value::as_array) {
-        for (i, b) in blocks.iter().enumerate() {
+    if let Some(blocks) = rm.content {
+        for (i, b) in blocks.items().enumerate() {
             scan(b.get("_meta"), Some(i));
         }
     }
@@ -515,8 +540,8 @@ fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
     let has = cx
         .result_members()
         .meta
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(SERVER_INFO));
+        .filter(|m| m.is_object())
+        .is_some_and(|m| m.get(SERVER_INFO).is_some());
     if has {
         Eval::Pass
     } else {

@@ -10,9 +10,10 @@ use serde_json::Value;
 use crate::check_api::{MessageMembers, ResultMembers};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
-use crate::wire::analysis::{Analysis, Body, Media, MessageKind, as_integer};
+use crate::wire::analysis::{Analysis, Body, Media, MessageKind};
 use crate::wire::deep::clone_shallow;
 use crate::wire::excerpt;
+use crate::wire::jsonref::JsonRef;
 
 /// Facts read off the exchange (the same under every revision except error names).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
@@ -156,6 +157,15 @@ pub struct ErrorFacts {
     pub data: Option<Value>,
 }
 
+/// A value as a fact keeps it: cut past [`crate::wire::deep::SHALLOW`] levels.
+fn shallow(v: JsonRef<'_>) -> Value {
+    match v {
+        JsonRef::Value(v) => clone_shallow(v),
+        JsonRef::Tape(_) if !(v.is_object() || v.is_array()) => v.to_value().into_owned(),
+        JsonRef::Tape(_) => clone_shallow(&v.to_value()),
+    }
+}
+
 /// `result` holds the members of a result object (all `None` without one, or beside `error`).
 pub(super) fn facts_of(
     an: &Analysis<'_>,
@@ -166,12 +176,15 @@ pub(super) fn facts_of(
 ) -> Facts {
     let ex = an.ex;
     let error = msg.error.map(|e| {
-        let code = e.get("code").and_then(as_integer);
+        let code = e.get("code").and_then(JsonRef::as_integer);
         ErrorFacts {
             code,
             name: code.and_then(|c| table.profile(protocol).error_codes.get(&c).cloned()),
-            message: e.get("message").and_then(Value::as_str).map(str::to_string),
-            data: e.get("data").map(clone_shallow),
+            message: e
+                .get("message")
+                .and_then(JsonRef::as_str)
+                .map(str::to_string),
+            data: e.get("data").map(shallow),
         }
     });
     let body_excerpt = match &an.body {
@@ -196,16 +209,16 @@ pub(super) fn facts_of(
         }),
         request_id: an.req.id.map(clone_shallow),
         tool: an.req.tool_name.map(str::to_string),
-        response_id: msg.id.map(clone_shallow),
+        response_id: msg.id.map(shallow),
         error,
-        result_type: result.result_type.map(clone_shallow),
-        is_error: result.is_error.map(clone_shallow),
+        result_type: result.result_type.map(shallow),
+        is_error: result.is_error.map(shallow),
         content_types: result
             .content
-            .and_then(Value::as_array)
+            .filter(|c| c.is_array())
             .map(|a| {
-                a.iter()
-                    .map(|b| match b.get("type").and_then(Value::as_str) {
+                a.items()
+                    .map(|b| match b.get("type").and_then(JsonRef::as_str) {
                         Some(t @ ("text" | "image" | "audio" | "resource_link" | "resource")) => {
                             Cow::Borrowed(match t {
                                 "text" => "text",

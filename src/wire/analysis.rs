@@ -1,11 +1,14 @@
 //! The revision-independent reading of an exchange: the request's facts, the media type, and
 //! the body parsed exactly once.
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 
 use crate::vocab::protocol::{header, meta};
 use crate::wire::deep::{self, JsonFailure};
 use crate::wire::exchange::Exchange;
+use crate::wire::jsonref::JsonRef;
 use crate::wire::tape::{self, Tape};
 
 /// The response's media type, compared case-insensitively with parameters ignored.
@@ -68,8 +71,9 @@ pub struct JsonError {
 pub enum Body {
     /// No bytes.
     Empty,
-    /// A JSON body, parsed.
-    Json(Value),
+    /// A JSON body: read onto a tape, or parsed where the tape does not read it (see
+    /// [`Analysis::json`]).
+    Json,
     /// A JSON-branch body that is not UTF-8: the first bad byte.
     NotUtf8 {
         /// Byte offset of the first invalid sequence.
@@ -396,6 +400,11 @@ pub struct Analysis<'x> {
     pub body: Body,
     /// The body as text, when it was read as one JSON document (validated once, on reading).
     json_text: Option<&'x str>,
+    /// A JSON body read onto a tape (`None` where the tape does not read it).
+    tape: Option<Tape<'x>>,
+    /// A JSON body's `Value`: parsed on reading where the tape does not read the body, else
+    /// built on first use (only a check that needs a `Value` asks for it).
+    value: OnceLock<Value>,
     /// The deepest nesting of the JSON read, when deeper than `serde_json`'s limit (else 0).
     depth: usize,
 }
@@ -404,7 +413,14 @@ impl<'x> Analysis<'x> {
     /// Analyses an exchange: reads the request, branches on Content-Type, parses the body once.
     /// Every message of a stream keeps its parsed value.
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
-        Self::read(ex, None)
+        Self::read(ex, None, true)
+    }
+
+    /// Analyses an exchange as [`Analysis::new`] does, but parses a JSON body into its
+    /// `Value` on reading instead of reading it onto a tape: the reading the tape is held to
+    /// (the verdicts are the same either way).
+    pub fn parsed(ex: &'x Exchange) -> Analysis<'x> {
+        Self::read(ex, None, false)
     }
 
     /// Analyses an exchange that is judged under revisions whose schemas `accepted` stands
@@ -415,20 +431,22 @@ impl<'x> Analysis<'x> {
     /// same members either way. A notification is first read onto a [`tape`] and put to
     /// `accepted` as it is there: one accepted that way never has its `Value` built.
     pub fn judged(ex: &'x Exchange, accepted: Accepted<'_>) -> Analysis<'x> {
-        Self::read(ex, Some(accepted))
+        Self::read(ex, Some(accepted), true)
     }
 
-    fn read(ex: &'x Exchange, accepted: Option<Accepted<'_>>) -> Analysis<'x> {
+    fn read(ex: &'x Exchange, accepted: Option<Accepted<'_>>, on_tape: bool) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let (body, json_text, depth) = read_body(ex, &media, req.id, accepted);
+        let read = read_body(ex, &media, req.id, accepted, on_tape);
         Analysis {
             ex,
             req,
             media,
-            body,
-            json_text,
-            depth,
+            body: read.body,
+            json_text: read.text,
+            tape: read.tape,
+            value: read.value.map(OnceLock::from).unwrap_or_default(),
+            depth: read.depth,
         }
     }
 
@@ -449,25 +467,58 @@ impl<'x> Analysis<'x> {
         (200..300).contains(&self.ex.status)
     }
 
-    /// The response message: the JSON object of the body. For a non-2xx status only when the
-    /// object looks like JSON-RPC (has `jsonrpc`, `result` or `error`).
-    pub fn message(&self) -> Option<&Map<String, Value>> {
-        let obj = match &self.body {
-            Body::Json(Value::Object(o)) => o,
-            Body::Stream(s) => return s.final_message()?.value.as_ref()?.as_object(),
-            _ => return None,
-        };
-        if self.is_2xx() || looks_like_jsonrpc(obj) {
-            Some(obj)
-        } else {
-            None
+    /// A JSON body's value: on its tape when it was read onto one, else parsed.
+    pub fn json(&self) -> Option<JsonRef<'_>> {
+        if !matches!(self.body, Body::Json) {
+            return None;
+        }
+        match &self.tape {
+            Some(t) => Some(JsonRef::Tape(t.root())),
+            None => self.value.get().map(JsonRef::Value),
         }
     }
 
-    /// The response message as a value.
+    /// Whether a JSON body is held as a parsed `Value` (parsed on reading, or built since
+    /// because a check asked for it), rather than only on its tape.
+    pub fn value_built(&self) -> bool {
+        self.value.get().is_some()
+    }
+
+    /// A JSON body's value, parsed (built on first use from a body read onto a tape).
+    pub fn json_value(&self) -> Option<&Value> {
+        if !matches!(self.body, Body::Json) {
+            return None;
+        }
+        let text = self.json_text?;
+        Some(self.value.get_or_init(|| {
+            // The tape read it, so `serde_json` reads it too, within its nesting limit.
+            serde_json::from_str(text).expect("a body read onto a tape parses")
+        }))
+    }
+
+    /// The response message: the JSON object of the body. For a non-2xx status only when the
+    /// object looks like JSON-RPC (has `jsonrpc`, `result` or `error`).
+    pub fn message(&self) -> Option<JsonRef<'_>> {
+        let obj = match &self.body {
+            Body::Json => self.json().filter(|j| j.is_object())?,
+            Body::Stream(s) => {
+                return s
+                    .final_message()?
+                    .value
+                    .as_ref()
+                    .filter(|v| v.is_object())
+                    .map(JsonRef::Value);
+            }
+            _ => return None,
+        };
+        (self.is_2xx() || looks_like_jsonrpc(obj)).then_some(obj)
+    }
+
+    /// The response message as a parsed value (built on first use from a body read onto a
+    /// tape): for checks that need a `Value`.
     pub fn message_value(&self) -> Option<&Value> {
         match &self.body {
-            Body::Json(v @ Value::Object(o)) if self.is_2xx() || looks_like_jsonrpc(o) => Some(v),
+            Body::Json => self.message().and_then(|_| self.json_value()),
             Body::Stream(s) => s.final_message()?.value.as_ref(),
             _ => None,
         }
@@ -477,7 +528,7 @@ impl<'x> Analysis<'x> {
     /// repeated keys).
     pub fn message_text(&self) -> Option<&str> {
         match &self.body {
-            Body::Json(_) => self.json_text,
+            Body::Json => self.json_text,
             Body::Stream(s) => s.final_data.as_deref(),
             _ => None,
         }
@@ -500,47 +551,60 @@ impl<'x> Analysis<'x> {
     pub fn json_branch(&self) -> bool {
         matches!(
             self.body,
-            Body::Json(_) | Body::BadJson(_) | Body::NotUtf8 { .. }
+            Body::Json | Body::BadJson(_) | Body::NotUtf8 { .. }
         )
     }
 }
 
-/// Reads an integer from a JSON number written either way (`-32602` or `-32602.0`), as JSON
-/// Schema's `integer` does,
-/// decided on the number's digits: `-32602.0000000000000001` is no integer, although a double
-/// rounds it to one.
-pub fn as_integer(v: &Value) -> Option<i64> {
-    let n = v.as_number()?;
-    if let Some(i) = n.as_i64() {
-        return Some(i);
-    }
-    if !crate::wire::number::is_integer(n) {
-        return None;
-    }
-    // Within 2^53 a double holds every integer exactly.
-    let f = n.as_f64()?;
-    (f.abs() < 9.0e15).then_some(f as i64)
-}
+/// Integer reading, kept here for callers of this module.
+pub use crate::wire::number::as_integer;
 
 /// Whether a JSON object in a non-2xx body is a JSON-RPC response (and so worth judging), as
 /// opposed to a framework's own error document such as `{"error": "rate limited"}`.
-fn looks_like_jsonrpc(obj: &Map<String, Value>) -> bool {
-    obj.contains_key("jsonrpc")
+fn looks_like_jsonrpc(obj: JsonRef<'_>) -> bool {
+    let has = |k| obj.get(k).is_some();
+    has("jsonrpc")
         || obj
             .get("error")
-            .and_then(Value::as_object)
-            .is_some_and(|e| e.contains_key("code"))
-        || (obj.contains_key("result") && obj.contains_key("id"))
+            .is_some_and(|e| e.is_object() && e.get("code").is_some())
+        || (has("result") && has("id"))
 }
 
-/// The body, its text when it is read as one JSON document, and its depth past `serde_json`'s
-/// limit.
+/// A body as read.
+struct Read<'x> {
+    body: Body,
+    /// Its text, when it is read as one JSON document.
+    text: Option<&'x str>,
+    /// The document on a tape, when the tape reads it.
+    tape: Option<Tape<'x>>,
+    /// The document parsed, when the tape does not read it.
+    value: Option<Value>,
+    /// How deep it nests past `serde_json`'s limit (else 0).
+    depth: usize,
+}
+
+impl Read<'_> {
+    fn bare(body: Body, depth: usize) -> Self {
+        Read {
+            body,
+            text: None,
+            tape: None,
+            value: None,
+            depth,
+        }
+    }
+}
+
+/// Reads the body: a JSON document onto a tape where it can be (its `Value` is then built only
+/// when asked for), else parsed by `serde_json`, which stays the authority on what does not
+/// read and why.
 fn read_body<'x>(
     ex: &'x Exchange,
     media: &Media,
     request_id: Option<&Value>,
     accepted: Option<Accepted<'_>>,
-) -> (Body, Option<&'x str>, usize) {
+    on_tape: bool,
+) -> Read<'x> {
     let bytes = ex.body.as_slice();
     let sniff_json = || {
         bytes
@@ -554,9 +618,9 @@ fn read_body<'x>(
         // empty body.
         Media::EventStream => {
             let (stream, depth) = read_stream(bytes, request_id, accepted);
-            return (Body::Stream(Box::new(stream)), None, depth);
+            return Read::bare(Body::Stream(Box::new(stream)), depth);
         }
-        _ if bytes.is_empty() => return (Body::Empty, None, 0),
+        _ if bytes.is_empty() => return Read::bare(Body::Empty, 0),
         Media::Json => true,
         Media::Missing => sniff_json(),
         // A non-2xx answer in another type (e.g. text/html) is kept opaque; a non-2xx JSON
@@ -564,18 +628,33 @@ fn read_body<'x>(
         Media::Other(_) => !(200..300).contains(&ex.status) && sniff_json(),
     };
     if !json {
-        return (Body::Opaque, None, 0);
+        return Read::bare(Body::Opaque, 0);
     }
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
     let text = match crate::wire::utf8::text(bytes) {
         Ok(t) => t,
-        Err(offset) => return (Body::NotUtf8 { offset }, None, 0),
+        Err(offset) => return Read::bare(Body::NotUtf8 { offset }, 0),
     };
+    if let Some(tape) = Tape::read(text).filter(|_| on_tape) {
+        return Read {
+            body: Body::Json,
+            text: Some(text),
+            tape: Some(tape),
+            value: None,
+            depth: 0,
+        };
+    }
     match deep::parse(text) {
-        Ok((v, depth)) => (Body::Json(v), Some(text), depth),
-        Err(JsonFailure::Syntax(e)) => (Body::BadJson(json_error(text, &e, |o| o)), None, 0),
-        Err(JsonFailure::TooDeep { offset }) => (Body::TooDeep { offset }, None, 0),
+        Ok((v, depth)) => Read {
+            body: Body::Json,
+            text: Some(text),
+            tape: None,
+            value: Some(v),
+            depth,
+        },
+        Err(JsonFailure::Syntax(e)) => Read::bare(Body::BadJson(json_error(text, &e, |o| o)), 0),
+        Err(JsonFailure::TooDeep { offset }) => Read::bare(Body::TooDeep { offset }, 0),
     }
 }
 

@@ -6,6 +6,7 @@ pub mod deep;
 pub mod exchange;
 pub mod hints;
 pub(crate) mod jsondup;
+pub mod jsonref;
 pub(crate) mod jsonstr;
 pub mod number;
 pub mod origin;

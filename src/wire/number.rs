@@ -123,6 +123,23 @@ pub fn ids_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Reads an integer from a JSON number written either way (`-32602` or `-32602.0`), as JSON
+/// Schema's `integer` does,
+/// decided on the number's digits: `-32602.0000000000000001` is no integer, although a double
+/// rounds it to one.
+pub fn as_integer(v: &Value) -> Option<i64> {
+    let n = v.as_number()?;
+    if let Some(i) = n.as_i64() {
+        return Some(i);
+    }
+    if !is_integer(n) {
+        return None;
+    }
+    // Within 2^53 a double holds every integer exactly.
+    let f = n.as_f64()?;
+    (f.abs() < 9.0e15).then_some(f as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -208,6 +208,42 @@ impl<'t, 'a> Node<'t, 'a> {
             _ => false,
         }
     }
+
+    /// Whether it is `other`, as `serde_json` compares its reads of the two texts (see
+    /// [`Node::equals`]), without building either.
+    pub fn equals_node(self, other: Node<'_, '_>) -> bool {
+        match (self.tok(), other.tok()) {
+            (Tok::Null, Tok::Null) => true,
+            (Tok::Bool(a), Tok::Bool(b)) => a == b,
+            (Tok::Number(a), Tok::Number(b)) => numbers_read_alike(a, b),
+            (Tok::String(a), Tok::String(b)) => a == b,
+            (Tok::Array { .. }, Tok::Array { .. }) => {
+                let mut theirs = other.items();
+                self.items()
+                    .all(|a| theirs.next().is_some_and(|b| a.equals_node(b)))
+                    && theirs.next().is_none()
+            }
+            // Neither holds a repeated member: as many members, each found equal, are the
+            // same set.
+            (Tok::Object { .. }, Tok::Object { .. }) => {
+                let mut count = 0;
+                self.members().all(|(k, a)| {
+                    count += 1;
+                    other.get(k).is_some_and(|b| a.equals_node(b))
+                }) && count == other.members().count()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether JSON text reads as the value at `n` of another tape, as [`text_equals`] does for a
+/// `Value`.
+pub fn text_equals_node(text: &str, n: Node<'_, '_>) -> bool {
+    match Tape::read(text) {
+        Some(t) => t.root().equals_node(n),
+        None => super::deep::parse_then(text, |parsed| n.equals(parsed)).unwrap_or(false),
+    }
 }
 
 /// Whether JSON text reads as `v` (what comparing `serde_json`'s parse of it with `v` says):
@@ -244,6 +280,26 @@ fn number_reads_as(text: &str, kept: &str) -> bool {
     } else {
         kept_exponent.strip_prefix('+') == Some(exponent)
     }
+}
+
+/// Whether two numbers' texts are read by `serde_json` as the same number: the same text once
+/// the exponent is kept as `e` and a sign.
+fn numbers_read_alike(a: &str, b: &str) -> bool {
+    fn parts(t: &str) -> (&str, Option<(bool, &str)>) {
+        match t.find(['e', 'E']) {
+            None => (t, None),
+            Some(at) => {
+                let e = &t[at + 1..];
+                let (negative, digits) = match e.as_bytes().first() {
+                    Some(b'-') => (true, &e[1..]),
+                    Some(b'+') => (false, &e[1..]),
+                    _ => (false, e),
+                };
+                (&t[..at], Some((negative, digits)))
+            }
+        }
+    }
+    parts(a) == parts(b)
 }
 
 /// An object's members.

@@ -289,7 +289,7 @@ fn pointers(v: &Value, at: String, out: &mut Vec<String>) {
 }
 
 /// Applies one mutation: replace, delete, or add a member next to the chosen location.
-fn mutate(v: &mut Value, at: usize, op: u8, with: usize) {
+pub(crate) fn mutate(v: &mut Value, at: usize, op: u8, with: usize) {
     let mut ps = Vec::new();
     pointers(v, String::new(), &mut ps);
     let replacement: Value = serde_json::from_str(REPLACEMENTS[with % REPLACEMENTS.len()]).unwrap();

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod body_tape;
 mod capped_judge;
 mod check_cli;
 mod check_library;
