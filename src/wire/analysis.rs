@@ -489,10 +489,11 @@ impl<'x> Analysis<'x> {
         if !matches!(self.body, Body::Json) {
             return None;
         }
-        let text = self.json_text?;
+        // Parsed on reading, or read onto the tape, which holds what `serde_json` would read.
         Some(self.value.get_or_init(|| {
-            // The tape read it, so `serde_json` reads it too, within its nesting limit.
-            serde_json::from_str(text).expect("a body read onto a tape parses")
+            self.tape
+                .as_ref()
+                .map_or(Value::Null, |t| t.root().to_value())
         }))
     }
 

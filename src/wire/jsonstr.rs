@@ -3,7 +3,8 @@
 //! Written by hand because `serde_json` offers no public way to decode a string literal but to
 //! parse it, and its parser decodes an escaped string into a scratch buffer that grows by
 //! doubling and is then copied: for a recorded body of 50 MB that is ~64 MB of scratch and the
-//! 50 MB copy, on top of the file. This decoder writes into one buffer sized from the literal.
+//! 50 MB copy, on top of the file. This decoder writes into one buffer sized from the literal,
+//! and finds the literal's end as it decodes (the tape reads an escaped string in one pass).
 //! It is strict: anything `serde_json` would refuse (a control character, an unknown escape,
 //! a lone surrogate) gives `None`, and the caller parses the literal with `serde_json`, which
 //! stays the authority on what is valid and on the error message.
@@ -11,23 +12,32 @@
 /// The text of a JSON string literal (with its quotes), or `None` when the literal is not one
 /// `serde_json` would read into a `String`.
 pub(crate) fn decode(literal: &str) -> Option<String> {
-    let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
-    let mut i = 0;
-    while i < bytes.len() {
+    match decode_prefix(literal, literal.len())? {
+        (text, len) if len == literal.len() => Some(text),
+        _ => None,
+    }
+}
+
+/// The text of the JSON string literal `text` starts with, and the literal's length (quotes
+/// included), or `None` when it does not start with one `serde_json` would read into a
+/// `String`. The text is written into one buffer of `capacity` bytes, grown only when the
+/// decoded text is longer.
+pub(crate) fn decode_prefix(text: &str, capacity: usize) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut out = String::with_capacity(capacity);
+    let mut i = 1;
+    loop {
         // Copy the run up to the next escape, refusing what must be escaped.
-        let run = bytes[i..]
-            .iter()
-            .position(|&b| b == b'\\' || b == b'"' || b < 0x20)
-            .map_or(bytes.len(), |n| i + n);
-        out.push_str(&inner[i..run]);
+        let run = plain_run_end(bytes, i);
+        out.push_str(&text[i..run]);
         i = run;
-        if i == bytes.len() {
-            break;
-        }
-        if bytes[i] != b'\\' {
-            return None;
+        match *bytes.get(i)? {
+            b'"' => return Some((out, i + 1)),
+            b'\\' => {}
+            _ => return None,
         }
         let escape = *bytes.get(i + 1)?;
         i += 2;
@@ -64,7 +74,32 @@ pub(crate) fn decode(literal: &str) -> Option<String> {
         };
         out.push(c);
     }
-    Some(out)
+}
+
+/// The index of the first byte at or after `i` that is a quote, a backslash or a control
+/// character (below 0x20), or `bytes.len()`: eight bytes at a time while none is (the usual
+/// word tests for a zero byte and a byte below a bound, exact for whether one is present).
+pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let special = has_zero(w ^ (ONES * u64::from(b'"')))
+            | has_zero(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if special != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
@@ -77,7 +112,7 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{decode, decode_prefix, plain_run_end};
 
     /// Decodes as `serde_json` does, or refuses where it refuses.
     fn agrees(literal: &str) {
@@ -100,6 +135,20 @@ mod tests {
         }
     }
 
+    /// A literal followed by more text is decoded up to its closing quote, which ends it
+    /// however much follows.
+    #[test]
+    fn decodes_the_literal_a_text_starts_with() {
+        let text = r#""a\n\"b\u00e9" , "next""#;
+        assert_eq!(decode_prefix(text, 0), Some(("a\n\"bé".to_string(), 14)));
+        assert_eq!(
+            decode_prefix(r#""plain" x"#, 0),
+            Some(("plain".to_string(), 7))
+        );
+        assert_eq!(decode_prefix(r#"x"plain""#, 0), None);
+        assert_eq!(decode_prefix(r#""open \n"#, 0), None);
+    }
+
     #[test]
     fn refuses_what_serde_json_refuses() {
         for literal in [
@@ -117,5 +166,31 @@ mod tests {
             assert_eq!(decode(literal), None, "{literal}");
         }
         assert_eq!(decode("no quotes"), None);
+    }
+
+    #[test]
+    fn finds_the_first_special_byte_as_a_byte_loop_does() {
+        let slow = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+                .unwrap_or(b.len())
+        };
+        let mut text: Vec<u8> = "plain ascii, é 😀 \u{7f} ~ text of some length"
+            .bytes()
+            .collect();
+        text.extend([0xff, 0x80, 0x9f, 0x21, 0x5b, 0x5d]);
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n', 0x20, 0x7f, 0xe9] {
+            for at in 0..text.len() {
+                let mut b = text.clone();
+                b[at] = special;
+                for start in 0..b.len() {
+                    assert_eq!(
+                        plain_run_end(&b, start),
+                        slow(&b, start),
+                        "{b:?} from {start}"
+                    );
+                }
+            }
+        }
     }
 }

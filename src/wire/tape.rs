@@ -20,6 +20,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Number, Value};
 
+use super::jsonstr::{decode_prefix, plain_run_end};
+
 /// The deepest nesting the tape reads: `serde_json` refuses 128 levels (its recursion limit),
 /// and deeper text is parsed on a grown stack (`wire::deep`), never read here.
 pub const MAX_DEPTH: usize = 127;
@@ -352,32 +354,6 @@ impl<'t, 'a> Iterator for Items<'t, 'a> {
     }
 }
 
-/// The index of the first byte at or after `i` that is a quote, a backslash or a control
-/// character (below 0x20), or `bytes.len()`: eight bytes at a time while none is (the usual
-/// word tests for a zero byte and a byte below a bound, exact for whether one is present).
-fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let special = has_zero(w ^ (ONES * u64::from(b'"')))
-            | has_zero(w ^ (ONES * u64::from(b'\\')))
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
-        if special != 0 {
-            break;
-        }
-        i += 8;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    i
-}
-
 struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -418,31 +394,22 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A string literal at `pos`, decoded.
+    /// A string literal at `pos`, decoded: borrowed up to its end when it has no escape, else
+    /// decoded from its start in the same pass the escape is met in.
     fn string(&mut self) -> Option<Cow<'a, str>> {
         let start = self.pos;
-        let mut i = start + 1;
-        let mut escaped = false;
-        loop {
-            i = plain_run_end(self.bytes, i);
-            match *self.bytes.get(i)? {
-                b'"' => break,
-                b'\\' => {
-                    escaped = true;
-                    // Skip the escaped byte (an escaped quote must not end the literal); the
-                    // decoder checks the escape itself.
-                    i += 2;
-                }
-                b if b < 0x20 => return None,
-                _ => i += 1,
+        let i = plain_run_end(self.bytes, start + 1);
+        match *self.bytes.get(i)? {
+            b'"' => {
+                self.pos = i + 1;
+                Some(Cow::Borrowed(&self.text[start + 1..i]))
             }
-        }
-        self.pos = i + 1;
-        let literal = &self.text[start..=i];
-        if escaped {
-            super::jsonstr::decode(literal).map(Cow::Owned)
-        } else {
-            Some(Cow::Borrowed(&literal[1..literal.len() - 1]))
+            b'\\' => {
+                let (s, len) = decode_prefix(&self.text[start..], i - start)?;
+                self.pos = start + len;
+                Some(Cow::Owned(s))
+            }
+            _ => None,
         }
     }
 
@@ -737,32 +704,6 @@ mod tests {
         assert!(Tape::read(&deep).is_none());
         let ok = format!("{}{}", "[".repeat(127), "]".repeat(127));
         assert!(agrees(&ok));
-    }
-
-    #[test]
-    fn finds_the_first_special_byte_as_a_byte_loop_does() {
-        let slow = |b: &[u8], i: usize| {
-            (i..b.len())
-                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
-                .unwrap_or(b.len())
-        };
-        let mut text: Vec<u8> = "plain ascii, é 😀 \u{7f} ~ text of some length"
-            .bytes()
-            .collect();
-        text.extend([0xff, 0x80, 0x9f, 0x21, 0x5b, 0x5d]);
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n', 0x20, 0x7f, 0xe9] {
-            for at in 0..text.len() {
-                let mut b = text.clone();
-                b[at] = special;
-                for start in 0..b.len() {
-                    assert_eq!(
-                        plain_run_end(&b, start),
-                        slow(&b, start),
-                        "{b:?} from {start}"
-                    );
-                }
-            }
-        }
     }
 
     #[test]
