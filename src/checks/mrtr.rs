@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
 use crate::wire::exchange::BodyEnd;
+use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
     "irr_has_inputs_or_state" => irr_has_inputs_or_state, [], [], INPUT_REQUIRED,
@@ -16,17 +17,15 @@ crate::check_api::declare_checks! {
         "a retry whose `inputResponses` answer none of the `inputRequests` of the result it answers (as recorded in the exchange's `retry`, with the `requestState` unaltered) got a JSON-RPC error; a new `input_required` result passes, a final result shows the input was not necessary";
 }
 
-/// The `InputRequiredResult`, parsed.
-fn irr<'a>(cx: &Cx<'a>) -> Option<&'a Map<String, Value>> {
-    cx.result_if(&ResultKind::InputRequired)?;
-    cx.result_value()?.as_object()
+fn irr<'a>(cx: &Cx<'a>) -> Option<JsonRef<'a>> {
+    cx.result_if(&ResultKind::InputRequired)
 }
 
 fn irr_has_inputs_or_state(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(r) = irr(cx) else {
         return Eval::NotApplicable;
     };
-    if r.contains_key("inputRequests") || r.contains_key("requestState") {
+    if r.get("inputRequests").is_some() || r.get("requestState").is_some() {
         Eval::Pass
     } else {
         Eval::hit(
@@ -53,7 +52,7 @@ pub(crate) fn missing_capability(
     caps: &Map<String, Value>,
     methods: &std::collections::BTreeMap<String, String>,
     method: &str,
-    params: Option<&Value>,
+    params: Option<JsonRef<'_>>,
 ) -> Option<String> {
     let base = methods.get(method)?;
     let mut needed = base.clone();
@@ -61,7 +60,7 @@ pub(crate) fn missing_capability(
     if ok && method == "elicitation/create" {
         let mode = params
             .and_then(|p| p.get("mode"))
-            .and_then(Value::as_str)
+            .and_then(JsonRef::as_str)
             .unwrap_or("form");
         let el = cap(caps, base).and_then(Value::as_object);
         let declared = |m: &str| el.is_some_and(|e| e.contains_key(m));
@@ -90,12 +89,15 @@ fn irr_capability_gate(cx: &Cx<'_>, p: &Params) -> Eval {
     }
     let none = Map::new();
     let caps = cx.an.req.capabilities.unwrap_or(&none);
-    let Some(requests) = r.get("inputRequests").and_then(Value::as_object) else {
+    let Some(requests) = r.get("inputRequests").filter(|r| r.is_object()) else {
         return Eval::NotApplicable;
     };
+    // In the order a parsed object keeps its keys (sorted), whatever the document's.
+    let mut requests: Vec<_> = requests.members().collect();
+    requests.sort_unstable_by_key(|(key, _)| *key);
     let mut hits = Vec::new();
     for (key, req) in requests {
-        let Some(method) = req.get("method").and_then(Value::as_str) else {
+        let Some(method) = req.get("method").and_then(JsonRef::as_str) else {
             continue;
         };
         if let Some(needed) = missing_capability(caps, &p.methods, method, req.get("params")) {

@@ -9,6 +9,7 @@ use crate::vocab::protocol::header;
 use crate::wire::analysis::MessageKind;
 use crate::wire::excerpt;
 use crate::wire::exchange::BodyEnd;
+use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
     "server_request_negotiated" => server_request_negotiated, ["methods"], ["methods"], STREAM,
@@ -108,7 +109,11 @@ fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
         let Some(method) = m.method() else {
             continue;
         };
-        let params = m.value.as_ref().and_then(|v| v.get("params"));
+        let params = m
+            .value
+            .as_ref()
+            .and_then(|v| v.get("params"))
+            .map(JsonRef::from);
         let Some(needed) = missing_capability(caps, &p.methods, method, params) else {
             continue;
         };
