@@ -544,13 +544,22 @@ impl<'a> Reader<'a> {
             toks: &self.toks,
             at: at as u32,
         };
-        let n = node.members().count();
-        if n <= 16 {
-            // Each key against those before it, without collecting them.
-            return node
-                .members()
-                .enumerate()
-                .all(|(i, (k, _))| !node.members().take(i).any(|(o, _)| o == k));
+        // Up to 16 keys: each against those before it, kept on the stack.
+        let mut few: [&str; 16] = [""; 16];
+        let mut n = 0;
+        for (k, _) in node.members() {
+            if n == few.len() {
+                n += 1;
+                break;
+            }
+            if few[..n].contains(&k) {
+                return false;
+            }
+            few[n] = k;
+            n += 1;
+        }
+        if n <= few.len() {
+            return true;
         }
         let mut keys: Vec<&str> = node.members().map(|(k, _)| k).collect();
         keys.sort_unstable();
@@ -698,6 +707,20 @@ mod tests {
             .collect::<Vec<_>>()
             .join(",");
         assert!(Tape::read(&format!("{{{many}}}")).is_none());
+        // Around the sixteen keys checked on the stack: every count, a repeat anywhere.
+        for n in 1..=20 {
+            let object = |keys: &[String]| {
+                let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\":0")).collect();
+                format!("{{{}}}", members.join(","))
+            };
+            let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+            assert!(agrees(&object(&keys)), "{n} distinct keys");
+            for (first, second) in (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))) {
+                let mut repeated = keys.clone();
+                repeated[second] = repeated[first].clone();
+                assert!(Tape::read(&object(&repeated)).is_none(), "{repeated:?}");
+            }
+        }
         // Past serde_json's recursion limit.
         let deep = format!("{}{}", "[".repeat(128), "]".repeat(128));
         assert!(serde_json::from_str::<Value>(&deep).is_err());
