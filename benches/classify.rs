@@ -17,19 +17,17 @@ use serde_json::{Value, json};
 
 /// (benchmark group, the project's target classify/parse ratio, the CI gate's limit).
 ///
-/// Every run reports each target as met or missed. The gate fails the run above its limit: for
-/// the 1 KB success that limit sits above the 1.5x target, which the engine reaches only at the
-/// edge (repeated runs on one machine scatter by about ±0.03 around 1.5x), so the gate guards
-/// against regressions without failing on measurement noise; see the README's performance
-/// section for the figures. The 1 KB limit was 1.75x with 75 rules; the 95 of the spec-fidelity
-/// work cost 5.2% more instructions per judgement of this input (callgrind, 48,827 -> 51,351)
-/// and CI measured 1.78x, so the limit is 1.9x until the success path is rebuilt (the
-/// validate-while-parsing work); the 1.5x target is still printed. The SSE limit was 2x; once
-/// accepted notifications were checked on a tape and kept as digests with no `Value` built,
-/// the stream measured 1.45x (three paired runs, against 1.73x to 1.75x before), so the limit
-/// is 1.65x: losing that path fails the gate, noise of the size seen in CI does not.
+/// Every run reports each target as met or missed; the gate fails the run above its limit, set
+/// above what the path measures so that noise does not fail CI but losing the path does. The
+/// 1 KB success's target is the validate-while-parsing issue's: judging costs no more than the
+/// `Value` parse it replaced. Once a JSON body was read onto a tape and judged there, with no
+/// `Value` built for a well-formed result, it measured 1.16x, 1.21x and 1.17x (three runs of
+/// the CI command, against 1.47x to 1.57x before), so the limit, 1.9x while the body was parsed,
+/// is 1.4x. The SSE limit was 2x; once accepted notifications were checked on a tape and kept as
+/// digests with no `Value` built, the stream measured 1.45x (three paired runs, against 1.73x
+/// to 1.75x before), so the limit is 1.65x. See the README's performance section.
 const TARGETS: &[(&str, f64, f64)] = &[
-    ("success_json_1kb", 1.5, 1.9),
+    ("success_json_1kb", 1.0, 1.4),
     ("sse_progress_3", 2.0, 1.65),
 ];
 

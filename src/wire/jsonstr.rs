@@ -77,8 +77,9 @@ pub(crate) fn decode_prefix(text: &str, capacity: usize) -> Option<(String, usiz
 }
 
 /// The index of the first byte at or after `i` that is a quote, a backslash or a control
-/// character (below 0x20), or `bytes.len()`: eight bytes at a time while none is (the usual
-/// word tests for a zero byte and a byte below a bound, exact for whether one is present).
+/// character (below 0x20), or `bytes.len()`: eight bytes at a time (the usual word tests for
+/// a zero byte and a byte below a bound; they may flag a byte above one that holds, through the
+/// borrow, but never below, so the lowest flagged byte is the first that holds).
 pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -89,7 +90,8 @@ pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
             | has_zero(w ^ (ONES * u64::from(b'\\')))
             | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
         if special != 0 {
-            break;
+            // Little-endian: the first byte is the lowest.
+            return i + (special.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
@@ -189,6 +191,33 @@ mod tests {
                         slow(&b, start),
                         "{b:?} from {start}"
                     );
+                }
+            }
+        }
+    }
+
+    /// Two special bytes in one word: the first is found, whatever the second (a byte the
+    /// borrow of the first may flag too).
+    #[test]
+    fn finds_the_first_of_two_special_bytes() {
+        let slow = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+                .unwrap_or(b.len())
+        };
+        let specials = [0x00, 0x01, 0x1f, b'"', b'\\'];
+        let others = [0x20, 0x21, b'#', b']', 0x5d, 0x80, 0xff];
+        for &a in &specials {
+            for &b in specials.iter().chain(&others) {
+                for at in 0..20 {
+                    for next in at + 1..24 {
+                        let mut text = vec![b'x'; 24];
+                        text[at] = a;
+                        text[next] = b;
+                        for start in 0..text.len() {
+                            assert_eq!(plain_run_end(&text, start), slow(&text, start));
+                        }
+                    }
                 }
             }
         }
