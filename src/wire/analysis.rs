@@ -1,5 +1,5 @@
 //! The revision-independent reading of an exchange: the request's facts, the media type, and
-//! the body parsed exactly once.
+//! the body read exactly once (a JSON body onto a tape, its `Value` built only if a check asks).
 
 use std::sync::OnceLock;
 
@@ -410,7 +410,8 @@ pub struct Analysis<'x> {
 }
 
 impl<'x> Analysis<'x> {
-    /// Analyses an exchange: reads the request, branches on Content-Type, parses the body once.
+    /// Analyses an exchange: reads the request, branches on Content-Type, reads the body once
+    /// (a JSON body onto a tape where the tape reads it, else parsed).
     /// Every message of a stream keeps its parsed value.
     pub fn new(ex: &'x Exchange) -> Analysis<'x> {
         Self::read(ex, None, true)
