@@ -37,10 +37,14 @@ fn render(judgement: &Judgement<'_>, label: &str) {
 
 /// Judging with the cap applied as the checks run (`judge_capped`, as the command line does)
 /// gives what judging and capping afterwards gave.
+/// A judgement as its JSON view, for comparing two.
+fn view(j: &Judgement<'_>) -> String {
+    serde_json::to_string(&JudgementOut::of(j, None)).unwrap()
+}
+
 fn same_as_capped(ex: &Exchange, options: &Options<'_>, capped_after: &Judgement<'_>) {
     let capped = crate::judge::judge_capped(ex, options, DEFAULT_MAX_FINDINGS_PER_RULE)
         .expect("judged before, so judged again");
-    let view = |j: &Judgement<'_>| serde_json::to_string(&JudgementOut::of(j, None)).unwrap();
     assert_eq!(
         view(&capped),
         view(capped_after),
@@ -61,7 +65,6 @@ fn same_as_parsed(ex: &Exchange, protocol: Protocol, on_tape: &Judgement<'_>) {
         drop(parsed);
         Judgement { verdicts }
     });
-    let view = |j: &Judgement<'_>| serde_json::to_string(&JudgementOut::of(j, None)).unwrap();
     assert_eq!(
         view(on_tape),
         view(&by_value),

@@ -170,13 +170,15 @@ mod tests {
         assert_eq!(decode("no quotes"), None);
     }
 
+    /// What `plain_run_end` finds, a byte at a time.
+    fn slow(b: &[u8], i: usize) -> usize {
+        (i..b.len())
+            .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+            .unwrap_or(b.len())
+    }
+
     #[test]
     fn finds_the_first_special_byte_as_a_byte_loop_does() {
-        let slow = |b: &[u8], i: usize| {
-            (i..b.len())
-                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
-                .unwrap_or(b.len())
-        };
         let mut text: Vec<u8> = "plain ascii, é 😀 \u{7f} ~ text of some length"
             .bytes()
             .collect();
@@ -200,11 +202,6 @@ mod tests {
     /// borrow of the first may flag too).
     #[test]
     fn finds_the_first_of_two_special_bytes() {
-        let slow = |b: &[u8], i: usize| {
-            (i..b.len())
-                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
-                .unwrap_or(b.len())
-        };
         let specials = [0x00, 0x01, 0x1f, b'"', b'\\'];
         let others = [0x20, 0x21, b'#', b']', 0x5d, 0x80, 0xff];
         for &a in &specials {

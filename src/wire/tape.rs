@@ -189,7 +189,7 @@ impl<'t, 'a> Node<'t, 'a> {
         match (self.tok(), v) {
             (Tok::Null, Value::Null) => true,
             (Tok::Bool(a), Value::Bool(b)) => a == b,
-            (Tok::Number(n), Value::Number(m)) => number_reads_as(n, m.as_str()),
+            (Tok::Number(n), Value::Number(m)) => numbers_read_alike(n, m.as_str()),
             (Tok::String(s), Value::String(t)) => s == t,
             (Tok::Array { .. }, Value::Array(items)) => {
                 let mut mine = self.items();
@@ -263,29 +263,9 @@ pub fn number(text: &str) -> Option<Number> {
     text.parse().ok()
 }
 
-/// Whether a number's text is read by `serde_json` as the number it keeps as `kept`: the text
-/// itself, but an exponent is kept as `e` and a sign (`1E5` as `1e+5`), without building the
-/// number.
-fn number_reads_as(text: &str, kept: &str) -> bool {
-    let Some(at) = text.find(['e', 'E']) else {
-        return text == kept;
-    };
-    let (mantissa, exponent) = (&text[..at], &text[at + 1..]);
-    let Some(kept_exponent) = kept
-        .strip_prefix(mantissa)
-        .and_then(|rest| rest.strip_prefix('e'))
-    else {
-        return false;
-    };
-    if exponent.starts_with(['+', '-']) {
-        kept_exponent == exponent
-    } else {
-        kept_exponent.strip_prefix('+') == Some(exponent)
-    }
-}
-
 /// Whether two numbers' texts are read by `serde_json` as the same number: the same text once
-/// the exponent is kept as `e` and a sign.
+/// the exponent is kept as `e` and a sign, as `serde_json` keeps it (`1E5` as `1e+5`). A text
+/// compared with the text `serde_json` kept of a number is compared the same way.
 fn numbers_read_alike(a: &str, b: &str) -> bool {
     fn parts(t: &str) -> (&str, Option<(bool, &str)>) {
         match t.find(['e', 'E']) {
@@ -629,6 +609,14 @@ mod tests {
                 };
                 let theirs = crate::wire::deep::parse_then(a, |p| *p == v).unwrap_or(false);
                 assert_eq!(text_equals(a, &v), theirs, "{a} against {b}");
+                // Against the other text on its tape, where the tape reads it.
+                if let Some(t) = Tape::read(b) {
+                    assert_eq!(
+                        text_equals_node(a, t.root()),
+                        theirs,
+                        "{a} against {b}'s tape"
+                    );
+                }
                 equal += usize::from(theirs);
             }
         }
