@@ -436,10 +436,12 @@ impl<'t> Instance<'t> for tape::Node<'t, '_> {
 
     fn type_bits(self) -> u8 {
         match self.tok() {
-            // Plain digits are an integer; any other number is decided as for a `Value`.
-            Tok::Number(t) if t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
-                NUMBER | INTEGER
-            }
+            // Without an exponent a number is an integer when its fraction (if any) is all
+            // zeros; any other number is decided as for a `Value`.
+            Tok::Number(t) if !t.bytes().any(|b| b | 0x20 == b'e') => match t.split_once('.') {
+                Some((_, f)) if f.bytes().any(|b| b != b'0') => NUMBER,
+                _ => NUMBER | INTEGER,
+            },
             Tok::Number(t) => match tape::number(t) {
                 Some(n) if jsonschema_value::types::number_is_integer(&n) => NUMBER | INTEGER,
                 _ => NUMBER,

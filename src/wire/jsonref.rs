@@ -97,6 +97,15 @@ impl<'a> JsonRef<'a> {
         }
     }
 
+    /// A number's text, when it is one: as written on a tape, as `serde_json` kept it in a
+    /// `Value` (`1E5` is kept as `1e+5`), so equal texts are equal numbers but not conversely.
+    pub fn number_text(self) -> Option<&'a str> {
+        match self {
+            JsonRef::Value(v) => v.as_number().map(serde_json::Number::as_str),
+            JsonRef::Tape(n) => n.number_text(),
+        }
+    }
+
     /// The members of an object (none for anything else), in document order.
     pub fn members(self) -> impl Iterator<Item = (&'a str, JsonRef<'a>)> {
         let (parsed, taped) = match self {

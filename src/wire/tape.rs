@@ -260,7 +260,27 @@ pub fn text_equals(text: &str, v: &Value) -> bool {
 
 /// A number's text as `serde_json` reads it (the tape only holds texts of its grammar).
 pub fn number(text: &str) -> Option<Number> {
+    // An integer written as `i64`'s own digits (no leading zero, no `-0`) is the `Number`
+    // `serde_json` makes of it, which keeps the text: skip its parser for the common ids.
+    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    let canonical = matches!(digits, [b'1'..=b'9', rest @ ..] if rest.len() < 18
+        && rest.iter().all(u8::is_ascii_digit))
+        || text == "0";
+    if canonical {
+        return text.parse::<i64>().ok().map(Number::from);
+    }
     text.parse().ok()
+}
+
+/// One of 64 bits for a key, from its length and its first and last bytes: equal keys get
+/// the same bit.
+fn key_bit(b: &[u8]) -> u64 {
+    let (first, last) = (
+        u32::from(b.first().copied().unwrap_or(0)),
+        u32::from(b.last().copied().unwrap_or(0)),
+    );
+    let mix = (b.len() as u32).wrapping_mul(0x9E37_79B9) ^ first.wrapping_mul(0x85EB_CA6B) ^ last;
+    1u64 << (mix.wrapping_mul(0x2545_F491) >> 26)
 }
 
 /// Whether two numbers' texts are read by `serde_json` as the same number: the same text once
@@ -483,20 +503,27 @@ impl<'a> Reader<'a> {
     }
 
     fn object(&mut self, depth: usize) -> Option<()> {
-        let mut keys = 0usize;
+        // Each key sets one of 64 bits picked by its length and end bytes: a repeated key
+        // finds its bit set, and only then are the keys compared (distinct keys may share a
+        // bit too; the comparison clears them).
+        let mut seen = 0u64;
+        let mut shared = false;
         let at = self.container(depth, Tok::Object { end: 0 }, b'}', |r| {
-            keys += 1;
-            r.member(depth)
+            let bit = r.member(depth)?;
+            shared |= seen & bit != 0;
+            seen |= bit;
+            Some(())
         })?;
-        (keys < 2 || self.keys_unique(at)).then_some(())
+        (!shared || self.keys_unique(at)).then_some(())
     }
 
-    /// One object member: its key, a colon, its value.
-    fn member(&mut self, depth: usize) -> Option<()> {
+    /// One object member: its key, a colon, its value. Gives the key's bit (see `object`).
+    fn member(&mut self, depth: usize) -> Option<u64> {
         if self.bytes.get(self.pos) != Some(&b'"') {
             return None;
         }
         let key = self.string()?;
+        let bit = key_bit(key.as_bytes());
         self.toks.push(Tok::String(key));
         self.skip_ws();
         if self.bytes.get(self.pos) != Some(&b':') {
@@ -504,7 +531,8 @@ impl<'a> Reader<'a> {
         }
         self.pos += 1;
         self.skip_ws();
-        self.value(depth)
+        self.value(depth)?;
+        Some(bit)
     }
 
     /// Records where the array or object begun at `at` ends.
@@ -685,6 +713,45 @@ mod tests {
     }
 
     #[test]
+    fn numbers_are_read_as_serde_json_reads_them() {
+        // Integers take a shortcut past the parser; each must still be serde_json's `Number`,
+        // its text included.
+        for t in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "42",
+            "007",
+            "-01",
+            "100000000000000000",
+            "999999999999999999",
+            "-999999999999999999",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "18446744073709551616",
+            "1.5",
+            "1e5",
+            "1E+5",
+            "-0.0",
+            "",
+            "-",
+            "1-",
+            "01",
+        ] {
+            let theirs = t.parse::<Number>().ok();
+            let mine = number(t);
+            assert_eq!(mine, theirs, "{t}");
+            assert_eq!(
+                mine.as_ref().map(Number::as_str),
+                theirs.as_ref().map(Number::as_str),
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
     fn leaves_to_serde_json_what_it_reads_differently() {
         // A repeated member: serde_json keeps the last.
         let dup = r#"{"a": 1, "b": 2, "a": 3}"#;
@@ -701,12 +768,17 @@ mod tests {
                 let members: Vec<String> = keys.iter().map(|k| format!("\"{k}\":0")).collect();
                 format!("{{{}}}", members.join(","))
             };
-            let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
-            assert!(agrees(&object(&keys)), "{n} distinct keys");
-            for (first, second) in (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))) {
-                let mut repeated = keys.clone();
-                repeated[second] = repeated[first].clone();
-                assert!(Tape::read(&object(&repeated)).is_none(), "{repeated:?}");
+            // Keys of one length and the same end bytes share their bit: all are compared.
+            for keys in [
+                (0..n).map(|i| format!("k{i}")).collect::<Vec<_>>(),
+                (0..n).map(|i| format!("k{i:02}k")).collect(),
+            ] {
+                assert!(agrees(&object(&keys)), "{keys:?}");
+                for (first, second) in (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))) {
+                    let mut repeated = keys.clone();
+                    repeated[second] = repeated[first].clone();
+                    assert!(Tape::read(&object(&repeated)).is_none(), "{repeated:?}");
+                }
             }
         }
         // Past serde_json's recursion limit.

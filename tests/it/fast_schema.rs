@@ -338,3 +338,61 @@ proptest! {
         prop_assert!(bad.is_empty(), "{}", bad.join("\n"));
     }
 }
+
+#[test]
+fn integer_is_decided_on_a_tape_as_jsonschema_decides_it() {
+    // `Error.code` is an `integer`: every way of writing a number, with and without a
+    // fraction or an exponent, is accepted or refused on a tape as `jsonschema` does on the
+    // `Value` read from the same text.
+    let d = DEFS
+        .iter()
+        .find(|d| d.protocol == Protocol::V2026_07_28 && d.name == "Error")
+        .unwrap();
+    let full = mcp_verdict::schema::for_revision(d.protocol)
+        .def(&d.name)
+        .unwrap();
+    let (mut integers, mut others) = (0, 0);
+    for n in [
+        "0",
+        "-0",
+        "5",
+        "-5",
+        "5.0",
+        "5.00",
+        "-5.0",
+        "5.5",
+        "0.5",
+        "-0.0",
+        "0.0001",
+        "5e0",
+        "5E2",
+        "5e+2",
+        "5e-1",
+        "50e-1",
+        "5.5e1",
+        "5.55e1",
+        "1.0e-1",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551616",
+        "-9223372036854775809",
+        "1.000000000000000000001",
+        "100000000000000000000.0",
+    ] {
+        let text = format!(r#"{{"code": {n}, "message": "m"}}"#);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let tape = Tape::read(&text).unwrap();
+        let want = full.is_valid(&value);
+        assert_eq!(d.fast.is_valid_tape(tape.root()), want, "{n}");
+        assert_eq!(d.fast.is_valid(&value), want, "{n}");
+        if want {
+            integers += 1;
+        } else {
+            others += 1;
+        }
+    }
+    assert!(
+        integers > 10 && others > 5,
+        "{integers} integers, {others} others"
+    );
+}
