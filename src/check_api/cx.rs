@@ -54,6 +54,7 @@ pub struct Cx<'a> {
     have: Needs,
     output_schema: OnceCell<Option<Result<OutputSchema, OutputSchemaProblem>>>,
     listed_schemas: OnceCell<Vec<ListedSchema>>,
+    blocks: OnceCell<Vec<BlockMembers<'a>>>,
     /// At most this many findings per rule are kept (0: all): see [`Cx::hits`].
     cap: usize,
 }
@@ -99,6 +100,40 @@ pub struct ResultMembers<'a> {
     pub meta: Option<JsonRef<'a>>,
     /// `task` (a 2025-11-25 task handle).
     pub task: Option<JsonRef<'a>>,
+}
+
+/// The members of a content block that checks read, found in one pass over it.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockMembers<'a> {
+    /// `type`.
+    pub kind: Option<JsonRef<'a>>,
+    /// `text`.
+    pub text: Option<JsonRef<'a>>,
+    /// `_meta`.
+    pub meta: Option<JsonRef<'a>>,
+    /// `icons`.
+    pub icons: Option<JsonRef<'a>>,
+}
+
+impl<'a> BlockMembers<'a> {
+    fn of(block: JsonRef<'a>) -> Self {
+        let mut out = BlockMembers {
+            kind: None,
+            text: None,
+            meta: None,
+            icons: None,
+        };
+        for (k, v) in block.members() {
+            match k {
+                "type" => out.kind = Some(v),
+                "text" => out.text = Some(v),
+                "_meta" => out.meta = Some(v),
+                "icons" => out.icons = Some(v),
+                _ => {}
+            }
+        }
+        out
+    }
 }
 
 impl<'a> MessageMembers<'a> {
@@ -229,6 +264,7 @@ impl<'a> Cx<'a> {
             have,
             output_schema: OnceCell::new(),
             listed_schemas: OnceCell::new(),
+            blocks: OnceCell::new(),
             cap: 0,
         }
     }
@@ -274,6 +310,17 @@ impl<'a> Cx<'a> {
     /// The result's members (all `None` when there is no result object).
     pub fn result_members(&self) -> &ResultMembers<'a> {
         &self.result_members
+    }
+
+    /// The members of each item of the result's `content` array (none without one), found in
+    /// one pass over each item, once for every check that asks.
+    pub fn content_blocks(&self) -> &[BlockMembers<'a>] {
+        self.blocks.get_or_init(|| {
+            self.result_members
+                .content
+                .map(|c| c.items().map(BlockMembers::of).collect())
+                .unwrap_or_default()
+        })
     }
 
     /// The response message (see [`Analysis::message`]).

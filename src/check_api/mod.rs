@@ -5,7 +5,7 @@
 
 mod cx;
 
-pub use cx::{Cx, MessageMembers, ResultKind, ResultMembers, SchemaSlot, Setting};
+pub use cx::{Cx, ResultKind, SchemaSlot, Setting};
 
 use crate::rules::CheckSig;
 pub use crate::rules::{Params, Target};

@@ -90,15 +90,13 @@ fn icon_scheme(cx: &Cx<'_>, p: &Params) -> Eval {
         });
     }
     let rm = cx.result_members();
-    if let Some(blocks) = rm.content.filter(|c| c.is_array()) {
-        for (b, block) in blocks.items().enumerate() {
-            scan(block.get("icons"), &|i| {
-                (
-                    format!("/result/content/{b}/icons/{i}/src"),
-                    format!("content block {b}: icons[{i}]"),
-                )
-            });
-        }
+    for (b, block) in cx.content_blocks().iter().enumerate() {
+        scan(block.icons, &|i| {
+            (
+                format!("/result/content/{b}/icons/{i}/src"),
+                format!("content block {b}: icons[{i}]"),
+            )
+        });
     }
     if let Some((key, info)) = p
         .value

@@ -210,9 +210,9 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(sc) = rm.structured_content else {
         return Eval::NotApplicable;
     };
-    let Some(content) = rm.content.filter(|c| c.is_array()) else {
+    if !rm.content.is_some_and(JsonRef::is_array) {
         return Eval::NotApplicable;
-    };
+    }
     // Only a text whose first character could start the same JSON value is read and compared.
     let want = if sc.is_object() {
         Some(b'{')
@@ -223,9 +223,9 @@ fn structured_content_mirrored(cx: &Cx<'_>, _: &Params) -> Eval {
     } else {
         None
     };
-    let mirrored = content.items().any(|b| {
-        b.get("type").and_then(JsonRef::as_str) == Some("text")
-            && b.get("text").and_then(JsonRef::as_str).is_some_and(|t| {
+    let mirrored = cx.content_blocks().iter().any(|b| {
+        b.kind.and_then(JsonRef::as_str) == Some("text")
+            && b.text.and_then(JsonRef::as_str).is_some_and(|t| {
                 let first = t.bytes().find(|c| !c.is_ascii_whitespace());
                 (want.is_none() || first == want) && text_equals(t, sc)
             })
@@ -453,6 +453,10 @@ fn output_schema_usable(cx: &Cx<'_>, p: &Params) -> Eval {
 /// letters, digits, `-`, `_` and `.` between. Keys are read byte by byte, once (this runs on
 /// every `_meta` key of every result).
 pub(crate) fn valid_meta_key(key: &str) -> bool {
+    // The protocol's own prefix, on most keys, is a valid one.
+    if let Some(name) = key.strip_prefix("io.modelcontextprotocol/") {
+        return valid_meta_name(name.as_bytes());
+    }
     let b = key.as_bytes();
     // A second `/` would sit in the name, where it is not allowed either: split at the first.
     match b.iter().position(|&c| c == b'/') {
@@ -523,12 +527,9 @@ fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
             }
         }
     };
-    let rm = cx.result_members();
-    scan(rm.meta, None);
-    if let Some(blocks) = rm.content {
-        for (i, b) in blocks.items().enumerate() {
-            scan(b.get("_meta"), Some(i));
-        }
+    scan(cx.result_members().meta, None);
+    for (i, b) in cx.content_blocks().iter().enumerate() {
+        scan(b.meta, Some(i));
     }
     Eval::from_hits(hits)
 }
@@ -602,6 +603,18 @@ mod tests {
                 }
                 let k = std::str::from_utf8(&key).unwrap();
                 assert_eq!(valid_meta_key(k), reference(k), "{k:?}");
+                // Behind the protocol's prefix (read apart) and prefixes like it.
+                if len <= 4 {
+                    for prefix in [
+                        "io.modelcontextprotocol/",
+                        "io.modelcontextprotocol",
+                        "io.modelcontextprotocol.x/",
+                        "io.modelcontextprotocol-/",
+                    ] {
+                        let k = format!("{prefix}{k}");
+                        assert_eq!(valid_meta_key(&k), reference(&k), "{k:?}");
+                    }
+                }
             }
         }
     }

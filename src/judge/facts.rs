@@ -7,9 +7,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::check_api::{MessageMembers, ResultMembers};
+use crate::check_api::Cx;
 use crate::rules::RuleTable;
-use crate::vocab::Protocol;
 use crate::wire::analysis::{Analysis, Body, Media, MessageKind};
 use crate::wire::deep::clone_shallow;
 use crate::wire::excerpt;
@@ -166,14 +165,9 @@ fn shallow(v: JsonRef<'_>) -> Value {
     }
 }
 
-/// `result` holds the members of a result object (all `None` without one, or beside `error`).
-pub(super) fn facts_of(
-    an: &Analysis<'_>,
-    msg: &MessageMembers<'_>,
-    result: &ResultMembers<'_>,
-    table: &RuleTable,
-    protocol: Protocol,
-) -> Facts {
+/// The result's members are all `None` without a result object, or beside `error`.
+pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
+    let (an, msg, result, protocol) = (cx.an, cx.members(), cx.result_members(), cx.protocol);
     let ex = an.ex;
     let error = msg.error.map(|e| {
         let code = e.get("code").and_then(JsonRef::as_integer);
@@ -213,27 +207,23 @@ pub(super) fn facts_of(
         error,
         result_type: result.result_type.map(shallow),
         is_error: result.is_error.map(shallow),
-        content_types: result
-            .content
-            .filter(|c| c.is_array())
-            .map(|a| {
-                a.items()
-                    .map(|b| match b.get("type").and_then(JsonRef::as_str) {
-                        Some(t @ ("text" | "image" | "audio" | "resource_link" | "resource")) => {
-                            Cow::Borrowed(match t {
-                                "text" => "text",
-                                "image" => "image",
-                                "audio" => "audio",
-                                "resource_link" => "resource_link",
-                                _ => "resource",
-                            })
-                        }
-                        Some(other) => Cow::Owned(other.to_string()),
-                        None => Cow::Borrowed("?"),
+        content_types: cx
+            .content_blocks()
+            .iter()
+            .map(|b| match b.kind.and_then(JsonRef::as_str) {
+                Some(t @ ("text" | "image" | "audio" | "resource_link" | "resource")) => {
+                    Cow::Borrowed(match t {
+                        "text" => "text",
+                        "image" => "image",
+                        "audio" => "audio",
+                        "resource_link" => "resource_link",
+                        _ => "resource",
                     })
-                    .collect()
+                }
+                Some(other) => Cow::Owned(other.to_string()),
+                None => Cow::Borrowed("?"),
             })
-            .unwrap_or_default(),
+            .collect(),
         body_excerpt,
         stream: stream_facts(an),
     }

@@ -207,7 +207,7 @@ impl<'t> Verdict<'t> {
             findings,
             omitted,
             evaluations,
-            facts: facts_of(cx.an, cx.members(), cx.result_members(), table, cx.protocol),
+            facts: facts_of(cx, table),
             notes,
             detail,
             retry: RetryContext::of(cx.an.ex),
