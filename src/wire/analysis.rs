@@ -491,11 +491,11 @@ impl<'x> Analysis<'x> {
             return None;
         }
         // Parsed on reading, or read onto the tape, which holds what `serde_json` would read.
-        Some(self.value.get_or_init(|| {
-            self.tape
-                .as_ref()
-                .map_or(Value::Null, |t| t.root().to_value())
-        }))
+        if let Some(parsed) = self.value.get() {
+            return Some(parsed);
+        }
+        let tape = self.tape.as_ref()?;
+        Some(self.value.get_or_init(|| tape.root().to_value()))
     }
 
     /// The response message: the JSON object of the body. For a non-2xx status only when the
