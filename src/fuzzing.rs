@@ -35,13 +35,13 @@ fn render(judgement: &Judgement<'_>, label: &str) {
     assert!(!text.is_empty(), "the text view says something");
 }
 
-/// Judging with the cap applied as the checks run (`judge_capped`, as the command line does)
-/// gives what judging and capping afterwards gave.
 /// A judgement as its JSON view, for comparing two.
 fn view(j: &Judgement<'_>) -> String {
     serde_json::to_string(&JudgementOut::of(j, None)).unwrap()
 }
 
+/// Judging with the cap applied as the checks run (`judge_capped`, as the command line does)
+/// gives what judging and capping afterwards gave.
 fn same_as_capped(ex: &Exchange, options: &Options<'_>, capped_after: &Judgement<'_>) {
     let capped = crate::judge::judge_capped(ex, options, DEFAULT_MAX_FINDINGS_PER_RULE)
         .expect("judged before, so judged again");

@@ -161,12 +161,16 @@ fn every_definition_compiles_and_agrees_on_the_corpus() {
     );
 }
 
+/// A 2026-07-28 definition's fast validator.
+fn def_2026(name: &str) -> &'static Def {
+    DEFS.iter()
+        .find(|d| d.protocol == Protocol::V2026_07_28 && d.name == name)
+        .unwrap()
+}
+
 #[test]
 fn the_hot_definition_accepts_a_conformant_result_and_rejects_broken_ones() {
-    let d = DEFS
-        .iter()
-        .find(|d| d.protocol == Protocol::V2026_07_28 && d.name == "CallToolResult")
-        .unwrap();
+    let d = def_2026("CallToolResult");
     let ok = json!({"resultType": "complete", "content": [
         {"type": "text", "text": "hi", "annotations": {"audience": ["user"], "priority": 0.5}},
         {"type": "resource_link", "uri": "https://example.com/x", "name": "x"},
@@ -344,10 +348,7 @@ fn integer_is_decided_on_a_tape_as_jsonschema_decides_it() {
     // `Error.code` is an `integer`: every way of writing a number, with and without a
     // fraction or an exponent, is accepted or refused on a tape as `jsonschema` does on the
     // `Value` read from the same text.
-    let d = DEFS
-        .iter()
-        .find(|d| d.protocol == Protocol::V2026_07_28 && d.name == "Error")
-        .unwrap();
+    let d = def_2026("Error");
     let full = mcp_verdict::schema::for_revision(d.protocol)
         .def(&d.name)
         .unwrap();
