@@ -55,6 +55,7 @@ pub struct Cx<'a> {
     output_schema: OnceCell<Option<Result<OutputSchema, OutputSchemaProblem>>>,
     listed_schemas: OnceCell<Vec<ListedSchema>>,
     blocks: OnceCell<Vec<BlockMembers<'a>>>,
+    header_problems: OnceCell<Vec<String>>,
     /// At most this many findings per rule are kept (0: all): see [`Cx::hits`].
     cap: usize,
 }
@@ -265,6 +266,7 @@ impl<'a> Cx<'a> {
             output_schema: OnceCell::new(),
             listed_schemas: OnceCell::new(),
             blocks: OnceCell::new(),
+            header_problems: OnceCell::new(),
             cap: 0,
         }
     }
@@ -321,6 +323,13 @@ impl<'a> Cx<'a> {
                 .map(|c| c.items().map(BlockMembers::of).collect())
                 .unwrap_or_default()
         })
+    }
+
+    /// What is wrong with the request's standard headers, found by `find` on the first call and
+    /// kept for the judgement: two rules report it (one as the request's fault, one as the
+    /// server's for serving it), and it is read from the request alone.
+    pub fn standard_header_problems(&self, find: impl FnOnce(&Cx<'a>) -> Vec<String>) -> &[String] {
+        self.header_problems.get_or_init(|| find(self))
     }
 
     /// The response message (see [`Analysis::message`]).

@@ -60,15 +60,16 @@ fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
         return Eval::NotApplicable;
     }
     Eval::from_hits(
-        standard_header_problems(cx)
-            .into_iter()
-            .map(|p| Hit::new("", p))
+        cx.standard_header_problems(standard_header_problems)
+            .iter()
+            .map(|p| Hit::new("", p.clone()))
             .collect(),
     )
 }
 
 /// What is wrong with the request's `Mcp-Method` and `Mcp-Name` headers: missing, or
-/// different from the body (a Base64 sentinel value is decoded first).
+/// different from the body (a Base64 sentinel value is decoded first). Checks read it through
+/// [`Cx::standard_header_problems`], which finds it once per judgement.
 pub(crate) fn standard_header_problems(cx: &Cx<'_>) -> Vec<String> {
     let headers = &cx.an.ex.request.headers;
     let req = &cx.an.req;

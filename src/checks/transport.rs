@@ -216,7 +216,7 @@ fn header_mismatch_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
     let mut problems: Vec<String> = version_header_problem(cx).into_iter().collect();
     // The standard headers are required of requests of this revision only.
     if version == cx.protocol.as_str() {
-        problems.extend(standard_header_problems(cx));
+        problems.extend_from_slice(cx.standard_header_problems(standard_header_problems));
     }
     let s = cx.an.status();
     Eval::from_hits(

@@ -12,7 +12,10 @@
 /// The text of a JSON string literal (with its quotes), or `None` when the literal is not one
 /// `serde_json` would read into a `String`.
 pub(crate) fn decode(literal: &str) -> Option<String> {
-    match decode_prefix(literal, literal.len())? {
+    if literal.as_bytes().first() != Some(&b'"') {
+        return None;
+    }
+    match decode_prefix(literal, plain_run_end(literal.as_bytes(), 1), literal.len())? {
         (text, len) if len == literal.len() => Some(text),
         _ => None,
     }
@@ -20,20 +23,24 @@ pub(crate) fn decode(literal: &str) -> Option<String> {
 
 /// The text of the JSON string literal `text` starts with, and the literal's length (quotes
 /// included), or `None` when it does not start with one `serde_json` would read into a
-/// `String`. The text is written into one buffer of `capacity` bytes, grown only when the
-/// decoded text is longer.
-pub(crate) fn decode_prefix(text: &str, capacity: usize) -> Option<(String, usize)> {
+/// `String`. `plain` is where the plain run after the opening quote ends (as
+/// [`plain_run_end`] finds it from index 1: the caller has usually looked already, and it is
+/// not scanned again). The text is written into one buffer of `capacity` bytes, grown only
+/// when the decoded text is longer.
+pub(crate) fn decode_prefix(text: &str, plain: usize, capacity: usize) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
-    if bytes.first() != Some(&b'"') {
+    if bytes.first() != Some(&b'"') || plain == 0 || plain > bytes.len() {
         return None;
     }
+    debug_assert_eq!(
+        plain,
+        plain_run_end(bytes, 1),
+        "`plain` is where the first run ends"
+    );
     let mut out = String::with_capacity(capacity);
-    let mut i = 1;
+    out.push_str(text.get(1..plain)?);
+    let mut i = plain;
     loop {
-        // Copy the run up to the next escape, refusing what must be escaped.
-        let run = plain_run_end(bytes, i);
-        out.push_str(&text[i..run]);
-        i = run;
         match *bytes.get(i)? {
             b'"' => return Some((out, i + 1)),
             b'\\' => {}
@@ -73,6 +80,10 @@ pub(crate) fn decode_prefix(text: &str, capacity: usize) -> Option<(String, usiz
             _ => return None,
         };
         out.push(c);
+        // Copy the run up to the next escape, refusing what must be escaped.
+        let run = plain_run_end(bytes, i);
+        out.push_str(&text[i..run]);
+        i = run;
     }
 }
 
@@ -141,14 +152,12 @@ mod tests {
     /// however much follows.
     #[test]
     fn decodes_the_literal_a_text_starts_with() {
+        let prefix = |text: &str| decode_prefix(text, plain_run_end(text.as_bytes(), 1), 0);
         let text = r#""a\n\"b\u00e9" , "next""#;
-        assert_eq!(decode_prefix(text, 0), Some(("a\n\"bé".to_string(), 14)));
-        assert_eq!(
-            decode_prefix(r#""plain" x"#, 0),
-            Some(("plain".to_string(), 7))
-        );
-        assert_eq!(decode_prefix(r#"x"plain""#, 0), None);
-        assert_eq!(decode_prefix(r#""open \n"#, 0), None);
+        assert_eq!(prefix(text), Some(("a\n\"bé".to_string(), 14)));
+        assert_eq!(prefix(r#""plain" x"#), Some(("plain".to_string(), 7)));
+        assert_eq!(prefix(r#"x"plain""#), None);
+        assert_eq!(prefix(r#""open \n"#), None);
     }
 
     #[test]

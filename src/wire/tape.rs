@@ -405,7 +405,11 @@ impl<'a> Reader<'a> {
                 Some(Cow::Borrowed(&self.text[start + 1..i]))
             }
             b'\\' => {
-                let (s, len) = decode_prefix(&self.text[start..], i - start)?;
+                // The decoded text is at most the literal's length, which is not known yet:
+                // the plain run so far and room for a short escaped string (most in messages
+                // are, and a longer one grows by doubling).
+                let plain = i - start;
+                let (s, len) = decode_prefix(&self.text[start..], plain, plain + 64)?;
                 self.pos = start + len;
                 Some(Cow::Owned(s))
             }
@@ -675,6 +679,15 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
         ] {
             assert!(agrees(text), "{text} was not read");
+        }
+        // An escaped string outgrows the room first made for it, at either end.
+        let long = "é plain run ".repeat(20);
+        for text in [
+            format!(r#"["{long}\n{long}\t\"{long}"]"#),
+            format!(r#"{{"k\u00e9{long}": "\"{long}"}}"#),
+            format!(r#""{}""#, "\\".repeat(300)),
+        ] {
+            assert!(agrees(&text), "{text} was not read");
         }
     }
 
