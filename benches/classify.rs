@@ -26,10 +26,10 @@ use serde_json::{Value, json};
 /// is 1.4x; after the smaller steps on the tape (integers, keys, content blocks read once) it
 /// measured 1.00x, 0.96x and 0.95x, and after two more steps 0.97x and 1.10x in two runs of one
 /// build (eight processes of this ratio alone: 0.98x to 1.07x, median 1.01x), so the target sits
-/// within the scatter from one process to the next. The SSE limit was 2x; once accepted notifications were
-/// checked on a tape and kept as digests with no `Value` built, the stream measured 1.45x
-/// (three paired runs, against 1.73x to 1.75x before), so the limit is 1.65x. See the README's
-/// performance section.
+/// within the scatter from one process to the next. The SSE limit was 2x; once accepted
+/// notifications were checked on a tape and kept as digests with no `Value` built, the stream
+/// measured 1.45x (three paired runs, against 1.73x to 1.75x before), so the limit is 1.65x. See
+/// the README's performance section.
 const TARGETS: &[(&str, f64, f64)] = &[
     ("success_json_1kb", 1.0, 1.4),
     ("sse_progress_3", 2.0, 1.65),

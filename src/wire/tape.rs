@@ -680,7 +680,7 @@ mod tests {
         ] {
             assert!(agrees(text), "{text} was not read");
         }
-        // An escaped string outgrows the room first made for it, at either end.
+        // Escaped strings that outgrow the room first made for them, as values and as a name.
         let long = "é plain run ".repeat(20);
         for text in [
             format!(r#"["{long}\n{long}\t\"{long}"]"#),
