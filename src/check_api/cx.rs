@@ -104,7 +104,7 @@ pub struct ResultMembers<'a> {
 }
 
 /// The members of a content block that checks read, found in one pass over it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct BlockMembers<'a> {
     /// `type`.
     pub kind: Option<JsonRef<'a>>,
@@ -118,12 +118,7 @@ pub struct BlockMembers<'a> {
 
 impl<'a> BlockMembers<'a> {
     fn of(block: JsonRef<'a>) -> Self {
-        let mut out = BlockMembers {
-            kind: None,
-            text: None,
-            meta: None,
-            icons: None,
-        };
+        let mut out = BlockMembers::default();
         for (k, v) in block.members() {
             match k {
                 "type" => out.kind = Some(v),

@@ -12,6 +12,7 @@
 /// The text of a JSON string literal (with its quotes), or `None` when the literal is not one
 /// `serde_json` would read into a `String`.
 pub(crate) fn decode(literal: &str) -> Option<String> {
+    // Not a literal: refused before its text is scanned.
     if literal.as_bytes().first() != Some(&b'"') {
         return None;
     }
@@ -29,7 +30,7 @@ pub(crate) fn decode(literal: &str) -> Option<String> {
 /// when the decoded text is longer.
 pub(crate) fn decode_prefix(text: &str, plain: usize, capacity: usize) -> Option<(String, usize)> {
     let bytes = text.as_bytes();
-    if bytes.first() != Some(&b'"') || plain == 0 || plain > bytes.len() {
+    if bytes.first() != Some(&b'"') {
         return None;
     }
     debug_assert_eq!(
