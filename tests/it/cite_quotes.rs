@@ -6,148 +6,12 @@
 //! of `schema.ts`. Citations of other sources (JSON-RPC 2.0, RFCs) are listed, not checked.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mcp_verdict::{Engine, Protocol};
 
 use crate::support::reference::{Reference, dir};
-
-/// Text as a reader sees it: no markdown (or, for `schema.ts`, comment markers and JSDoc
-/// links), one space between words, plain quotation marks.
-fn plain(text: &str, comments: bool) -> String {
-    let mut s = String::with_capacity(text.len());
-    for line in text.lines() {
-        let mut t = line.trim_start();
-        if comments {
-            // Doc comments: ` * text`, `/** text`, ` */`.
-            t = t
-                .strip_prefix("/**")
-                .or_else(|| t.strip_prefix("*/"))
-                .or_else(|| t.strip_prefix('*'))
-                .unwrap_or(t)
-                .trim_start();
-        }
-        // List markers: `- item`, `3. item`.
-        let t = t.strip_prefix("- ").unwrap_or(t);
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        let t = match t[digits..].strip_prefix(". ") {
-            Some(rest) if digits > 0 => rest,
-            _ => t,
-        };
-        s.push_str(t);
-        s.push(' ');
-    }
-    let s = if comments { jsdoc_links(&s) } else { s };
-    // Links keep their text: [text](url) and [text][ref] -> text.
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s.as_str();
-    while let Some(i) = rest.find('[') {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 1..];
-        let close = match (after.find("]("), after.find("][")) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match close {
-            Some(j) if !after[..j].contains('[') => {
-                let text = &after[..j];
-                let tail = &after[j + 2..];
-                let end = if after[j..].starts_with("](") {
-                    ')'
-                } else {
-                    ']'
-                };
-                match tail.find(end) {
-                    Some(k) => {
-                        out.push_str(text);
-                        rest = &tail[k + 1..];
-                    }
-                    None => {
-                        out.push('[');
-                        rest = after;
-                    }
-                }
-            }
-            _ => {
-                out.push('[');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    // Emphasis underscores go; those inside a word (`input_required`) stay.
-    let chars: Vec<char> = out.chars().collect();
-    let out: String = chars
-        .iter()
-        .enumerate()
-        .filter(|&(i, &c)| {
-            c != '_'
-                || (i > 0
-                    && chars[i - 1].is_alphanumeric()
-                    && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric()))
-        })
-        .map(|(_, &c)| c)
-        .collect();
-    let out = out
-        .replace(['`', '\\'], "")
-        .replace("**", "")
-        .replace(['\u{2018}', '\u{2019}'], "'")
-        .replace(['\u{201c}', '\u{201d}'], "\"");
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `{@link Target | text}` reads as `text`, `{@link Target}` as `Target`.
-fn jsdoc_links(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find("{@link ") {
-        out.push_str(&rest[..i]);
-        let inner = &rest[i + 7..];
-        let Some(end) = inner.find('}') else {
-            out.push_str(&rest[i..]);
-            return out;
-        };
-        let link = &inner[..end];
-        out.push_str(link.split_once('|').map_or(link, |(_, t)| t).trim());
-        rest = &inner[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The anchors a page offers: the slugs of its headings (`## Security & Endpoint` →
-/// `security--endpoint`), or for `schema.ts` its types, lowercased.
-fn anchors(raw: &str, schema: bool) -> Vec<String> {
-    if schema {
-        return raw
-            .lines()
-            .filter_map(|l| {
-                let l = l.trim_start();
-                let rest = l
-                    .strip_prefix("export interface ")
-                    .or_else(|| l.strip_prefix("export type "))?;
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                Some(name.to_lowercase())
-            })
-            .collect();
-    }
-    raw.lines()
-        .filter_map(|l| {
-            let text = l.strip_prefix('#')?.trim_start_matches('#');
-            let text = plain(text.trim(), false);
-            Some(
-                text.to_lowercase()
-                    .chars()
-                    .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
-                    .map(|c| if c == ' ' { '-' } else { c })
-                    .collect(),
-            )
-        })
-        .collect()
-}
+use crate::support::spec_page::{anchors, page_file, plain};
 
 /// Whether every part of `quote` (split at `…`) stands in `page`, in order.
 fn stands_in(quote: &str, page: &str) -> bool {
@@ -159,19 +23,6 @@ fn stands_in(quote: &str, page: &str) -> bool {
         }
     }
     true
-}
-
-fn page_file(spec: &Path, p: Protocol, page: &str) -> Option<PathBuf> {
-    let rev = spec.join(p.as_str());
-    if page == "schema" {
-        return Some(rev.join("schema/schema.ts"));
-    }
-    [
-        rev.join(format!("docs/{page}.mdx")),
-        rev.join(format!("docs/{page}/index.mdx")),
-    ]
-    .into_iter()
-    .find(|f| f.is_file())
 }
 
 #[test]

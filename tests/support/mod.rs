@@ -10,6 +10,7 @@ pub mod recording;
 pub mod reference;
 pub mod rng;
 pub mod serve;
+pub mod spec_page;
 pub mod synth;
 pub mod temp;
 pub mod tools;
