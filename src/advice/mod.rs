@@ -241,7 +241,7 @@ fn applies(e: &AdviceEntry, v: &Verdict<'_>) -> bool {
         && e.event_id.is_none_or(|want| want == event_id)
 }
 
-/// Fills `{status}`, `{last_event_id}` and `{supported}` from the verdict's facts.
+/// Fills `{status}`, `{last_event_id}`, `{supported}` and `{scope}` from the verdict's facts.
 fn fill(template: &str, v: &Verdict<'_>) -> String {
     if !template.contains('{') {
         return template.to_string();
@@ -258,7 +258,13 @@ fn fill(template: &str, v: &Verdict<'_>) -> String {
         .as_ref()
         .and_then(|s| s.last_event_id.clone())
         .unwrap_or_default();
+    let scope = f
+        .challenge
+        .as_ref()
+        .and_then(|c| c.scope.as_ref())
+        .map_or_else(|| "none named".to_string(), |s| format!("\"{s}\""));
     template
+        .replace("{scope}", &scope)
         .replace("{status}", &f.http_status.to_string())
         .replace("{last_event_id}", &last_event_id)
         .replace("{supported}", &supported)

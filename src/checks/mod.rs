@@ -3,6 +3,7 @@
 //! (`NotApplicable`). What a trigger *means* (an outcome, a finding, a default) is decided by
 //! the rule table, never here. Each module declares its own checks (`CHECKS`).
 
+mod auth;
 mod discovery;
 mod envelope;
 mod framing;
@@ -32,6 +33,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     icons::CHECKS,
     session::CHECKS,
     discovery::CHECKS,
+    auth::CHECKS,
 ];
 
 #[cfg(test)]

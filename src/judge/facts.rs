@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::check_api::Cx;
 use crate::rules::RuleTable;
+use crate::vocab::auth::param;
 use crate::wire::analysis::{Analysis, Body, Media, MessageKind};
+use crate::wire::auth::{read_challenges, token_challenge};
 use crate::wire::deep::clone_shallow;
 use crate::wire::excerpt;
 use crate::wire::jsonref::JsonRef;
@@ -55,6 +57,37 @@ pub struct Facts {
     /// What the SSE stream carried, for `text/event-stream` bodies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream: Option<StreamFacts>,
+    /// The authorization challenge of the answer: its first Bearer or DPoP challenge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<ChallengeFacts>,
+}
+
+/// What an authorization challenge (`WWW-Authenticate`) asked for.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct ChallengeFacts {
+    /// The scheme (`Bearer`, `DPoP`).
+    pub scheme: String,
+    /// The `error` parameter (`invalid_token`, `insufficient_scope`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The `scope` parameter: the scopes the request needs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The `resource_metadata` parameter: where the protected resource metadata is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_metadata: Option<String>,
+}
+
+fn challenge_facts(an: &Analysis<'_>) -> Option<ChallengeFacts> {
+    let list = read_challenges(&an.ex.response_headers)?.ok()?;
+    let c = token_challenge(&list)?;
+    let get = |name| c.param(name).map(str::to_string);
+    Some(ChallengeFacts {
+        scheme: c.scheme.clone(),
+        error: get(param::ERROR),
+        scope: get(param::SCOPE),
+        resource_metadata: get(param::RESOURCE_METADATA),
+    })
 }
 
 /// What an SSE response stream carried and how it ended.
@@ -226,5 +259,6 @@ pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
             .collect(),
         body_excerpt,
         stream: stream_facts(an),
+        challenge: challenge_facts(an),
     }
 }

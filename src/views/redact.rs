@@ -509,6 +509,15 @@ impl<'p, 's> Scanner<'p, 's> {
                 let bearer = word.len() == 6;
                 let to = credential_end(b, from, bearer);
                 let cred = &b[from..to];
+                // `Bearer error="invalid_token", scope=...` is a challenge whose auth-params
+                // (RFC 9110 §11.2) say nothing secret; a credential (token68) has `=` only as
+                // its trailing padding.
+                let auth_param = cred.iter().position(|c| *c == b'=').is_some_and(|i| {
+                    cred[i..].iter().any(|c| *c != b'=') || b.get(to) == Some(&b'"')
+                });
+                if auth_param {
+                    return end;
+                }
                 let ok = if bearer {
                     cred.len() >= 6
                 } else {
@@ -707,6 +716,16 @@ mod tests {
         let s = t("set-cookie=session=abc123; x-api-key: KEY-123-456");
         assert!(!s.contains("abc123") && !s.contains("KEY-123"), "{s}");
         assert_eq!(t("token: Bearer abcdefgh"), "token: Bearer [REDACTED]");
+        // A challenge's auth-params are not credentials; token68 padding is.
+        let challenge = r#"WWW-Authenticate: Bearer error="insufficient_scope", scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource""#;
+        assert_eq!(t(challenge), challenge);
+        assert_eq!(
+            t("Bearer error=invalid_token"),
+            "Bearer error=invalid_token"
+        );
+        assert_eq!(t("Basic realm=\"mcp\""), "Basic realm=\"mcp\"");
+        assert_eq!(t("Bearer abcdefgh== done"), "Bearer [REDACTED] done");
+        assert_eq!(t("Basic dXNlcjpwYXNzd29yZDE="), "Basic [REDACTED]");
     }
 
     #[test]

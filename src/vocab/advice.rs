@@ -48,8 +48,12 @@ pub enum RetryAction {
     /// The session ended: start a new one with `initialize` (without the session id), then
     /// send the call again in it (2025-11-25).
     StartNewSession,
-    /// Authenticate (refresh the token), then retry.
+    /// Authorize (or refresh the token), then retry: the request was refused before the tool
+    /// ran.
     Authenticate,
+    /// Request a token with more scope (the scopes held plus the challenged ones), then retry,
+    /// a limited number of times.
+    StepUpThenRetry,
     /// Do not retry automatically.
     DoNotRetry,
 }

@@ -4,6 +4,7 @@
 //! another module of this crate.
 
 mod advice;
+pub mod auth;
 pub mod exit;
 pub mod http;
 mod model;

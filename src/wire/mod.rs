@@ -2,6 +2,7 @@
 //! of its bytes (media type, UTF-8, JSON, SSE events, repeated keys).
 
 pub mod analysis;
+pub mod auth;
 pub mod deep;
 pub mod exchange;
 pub mod hints;

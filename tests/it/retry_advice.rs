@@ -68,6 +68,8 @@ const OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","c
 #[case::lost_stream_payment_does_not(json!({"status":200,"headers":{"Content-Type":"text/event-stream"},"body":"","end":"reset"}), Some(PAYMENT), RetryAction::DoNotRetry, false)]
 #[case::invalid_result_is_not_replayed(json_body(200, json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":"x"}}), json!({})), Some(READ_ONLY), RetryAction::DoNotRetry, false)]
 #[case::unauthorized_authenticates(json_body(401, json!({}), json!({"WWW-Authenticate": "Bearer"})), Some(READ_ONLY), RetryAction::Authenticate, false)]
+#[case::insufficient_scope_steps_up(json_body(403, json!({}), json!({"WWW-Authenticate": "Bearer error=\"insufficient_scope\", scope=\"a:write\""})), Some(READ_ONLY), RetryAction::StepUpThenRetry, false)]
+#[case::other_403_does_not_retry(json_body(403, json!({}), json!({"WWW-Authenticate": "Bearer error=\"invalid_request\""})), Some(READ_ONLY), RetryAction::DoNotRetry, false)]
 fn advice_under_2026(
     #[case] response: Value,
     #[case] tool: Option<&str>,
@@ -189,4 +191,46 @@ fn a_2025_404_in_a_session_starts_a_new_session() {
         advice(&f, Protocol::V2026_07_28).action,
         RetryAction::StartNewSession
     );
+}
+
+#[rstest]
+#[case::challenged_scope(
+    401,
+    "Bearer resource_metadata=\"https://h.example/.well-known/oauth-protected-resource\", scope=\"files:read\"",
+    "transport.auth.401-unauthorized",
+    "(\"files:read\""
+)]
+#[case::no_scope(
+    401,
+    "Bearer resource_metadata=\"https://h.example/.well-known/oauth-protected-resource\"",
+    "transport.auth.401-unauthorized",
+    "(none named"
+)]
+#[case::step_up(
+    403,
+    "Bearer error=\"insufficient_scope\", scope=\"files:write\"",
+    "transport.auth.403-insufficient-scope",
+    "(\"files:write\")"
+)]
+fn auth_refusals_say_the_tool_did_not_run_and_cite_the_rule(
+    #[case] status: u16,
+    #[case] challenge: &str,
+    #[case] rule: &str,
+    #[case] scope: &str,
+) {
+    let f = exchange(
+        "2026-07-28",
+        json_body(
+            status,
+            json!({"error": "x"}),
+            json!({"WWW-Authenticate": challenge}),
+        ),
+        Some(READ_ONLY),
+        json!({}),
+    );
+    let a = advice(&f, Protocol::V2026_07_28);
+    assert!(a.detail.starts_with("the tool did not run"), "{a:?}");
+    assert!(a.detail.contains(scope), "{a:?}");
+    assert!(a.cites.iter().any(|c| c.id == rule), "{a:?}");
+    assert!(!a.replay, "{a:?}");
 }
