@@ -1,67 +1,40 @@
-//! What the probe answers when a server asks the client something: a server request on a
-//! 2025-11-25 stream answered with a POSTed response, and the client capabilities the answers
-//! file can back.
+//! What the probe answers when a server asks the client something (the transport delivers
+//! it: a POSTed response, a line on the server's stdin), and the client capabilities the
+//! answers file can back.
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Outgoing, Transport};
-use super::report::HttpStep;
+use super::transport::{Reply, Responder};
+use crate::views::diag::sanitize;
+use crate::vocab::Protocol;
 use crate::vocab::protocol::code::{INVALID_PARAMS, METHOD_NOT_FOUND};
 
-/// Answers a server request that arrived on a 2025-11-25 response stream with a POSTed
-/// JSON-RPC response: a `ping` with an empty result, others from the answers file, or an
-/// error response when there is none. Returns how it was answered, for the report, and the
-/// HTTP step of the answer; `None` when `msg` is not a request.
-pub(super) fn answer_server_request(
-    t: &Transport,
-    headers: &[(String, String)],
-    answers: &Map<String, Value>,
-    msg: &Value,
-) -> Option<(String, HttpStep)> {
-    let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
-    else {
-        return None;
-    };
-    let (reply, how) = reply_to(answers, id, method, msg);
-    let rb = serde_json::to_vec(&reply).expect("JSON serializes");
-    let out = Outgoing {
-        method: "POST",
-        headers,
-        body: Some(&rb),
-        rpc_id: None,
-        cancel: None,
-        on_head: None,
-    };
-    let res = t.send(&out, &mut |_| {});
-    let (status, end, note) = match &res {
-        Ok(r) => (
-            Some(r.status),
-            Some(r.end),
-            (r.status != 202).then(|| {
-                format!(
-                    "expected 202 Accepted for a JSON-RPC response, got {}",
-                    r.status
-                )
-            }),
-        ),
-        Err(e) => (None, None, Some(e.to_string())),
-    };
-    let line = format!(
-        "{method} (id {id}) answered with {how}: {}",
-        status.map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"))
-    );
-    let step = HttpStep {
-        post: None,
-        http_method: "POST".into(),
-        rpc_method: Some(format!("response to {method}")),
-        tool: None,
-        status,
-        end,
-        stopped: res.as_ref().ok().and_then(|r| r.stop),
-        redirect: res.as_ref().ok().and_then(super::http::Received::redirect),
-        note,
-    };
-    Some((line, step))
+/// The run's answers to server requests: under 2025-11-25 a `ping` gets an empty result and
+/// others an answer from the answers file, or an error response when there is none; under
+/// 2026-07-28, which has no server requests on a response stream, none is answered.
+pub(super) struct Answers {
+    pub(super) p: Protocol,
+    pub(super) answers: Map<String, Value>,
+}
+
+impl Responder for Answers {
+    fn reply(&self, msg: &Value) -> Option<Reply> {
+        let (Some(id), Some(method)) = (msg.get("id"), msg.get("method").and_then(Value::as_str))
+        else {
+            return None;
+        };
+        Some(match self.p {
+            Protocol::V2025_11_25 => {
+                let (response, how) = reply_to(&self.answers, id, method, msg);
+                Reply::Answer { response, how }
+            }
+            Protocol::V2026_07_28 => Reply::Decline(format!(
+                "{} (id {id}) not answered: {} has no server requests on a response stream",
+                sanitize(method),
+                Protocol::V2026_07_28
+            )),
+        })
+    }
 }
 
 /// The JSON-RPC response to a server request and how it was answered: a `ping` with an empty

@@ -1,22 +1,22 @@
-//! One `tools/call` and its follow-ups: the request (with `_meta.progressToken` and, under
-//! 2026-07-28, the `Mcp-Param-*` headers), the exchange as received and its judgement (the
-//! exchange kept with secret header values redacted), the `input_required` follow-up rounds and the answers to
-//! server requests on a 2025-11-25 call's stream, both taken from `--answers` (which also
-//! decides the client capabilities declared).
+//! One `tools/call` and its follow-ups: the request (with `_meta.progressToken`), the exchange
+//! as received and its judgement (the exchange kept with secret header values redacted), the
+//! `input_required` follow-up rounds and the answers to server requests on a 2025-11-25
+//! call's stream, both taken from `--answers` (which also decides the client capabilities
+//! declared).
 
 use serde_json::{Map, Value, json};
 
 use super::answers::answer_for;
-use super::http::Received;
+use super::config::CLIENT_NAME;
 use super::plan::{self, PlannedCall};
 use super::report::{CallExchange, SetupExchange};
 use super::runner::Runner;
-use super::{CLIENT_NAME, headers};
+use super::transport::Inbound;
 use crate::judge::{Options, judge};
 use crate::views::redact;
 use crate::vocab::protocol::meta::PROGRESS_TOKEN;
 use crate::vocab::{Outcome, Protocol};
-use crate::wire::exchange::{Exchange, Headers, RecordedRequest};
+use crate::wire::exchange::{Exchange, Headers};
 
 /// The revisions a call's exchange is judged under: the run's own only.
 fn single(p: Protocol) -> &'static [Protocol] {
@@ -84,17 +84,10 @@ impl Runner<'_> {
             meta[PROGRESS_TOKEN] = json!(format!("{CLIENT_NAME}-{id}"));
             p.insert("_meta".into(), meta);
             let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": p});
-            let mut headers = self.headers("tools/call", Some(&call.name));
-            if self.p == Protocol::V2026_07_28 {
-                headers.extend(headers::param_headers(
-                    tool_def.as_ref().and_then(|t| t.get("inputSchema")),
-                    call.arguments.as_ref(),
-                ));
-            }
             self.drain_listener();
             let first = self.run.steps.len();
             let mut answered = Vec::new();
-            let res = self.send(&body, &headers, Some(&call.name), &mut answered);
+            let res = self.send(&body, tool_def.as_ref(), &mut answered);
             for s in &self.run.steps[first..] {
                 if s.post.is_some() {
                     call_posts += 1;
@@ -110,8 +103,7 @@ impl Runner<'_> {
                     return;
                 }
             };
-            let mut exchange =
-                self.exchange_of(&label, round, &headers, &body, &r, tool_def.clone());
+            let mut exchange = self.exchange_of(&label, round, &r, tool_def.clone());
             let judgement = judge(
                 &exchange,
                 &Options {
@@ -135,7 +127,7 @@ impl Runner<'_> {
                 end_note: r.end_note.clone(),
                 server_requests: answered,
                 follow_up: None,
-                unanswered: super::runner::unanswered(&r),
+                unanswered: r.unanswered.clone(),
             };
             let next = if self.p == Protocol::V2026_07_28 && outcome == Outcome::InputRequired {
                 match self.follow_up(&r, round) {
@@ -159,9 +151,9 @@ impl Runner<'_> {
 
     /// The members a follow-up request adds (`inputResponses`, `requestState`), or why none
     /// is sent.
-    fn follow_up(&self, r: &Received, round: u32) -> Result<Map<String, Value>, String> {
+    fn follow_up(&self, r: &Inbound, round: u32) -> Result<Map<String, Value>, String> {
         let result = r
-            .final_message
+            .response
             .as_ref()
             .and_then(|m| m.get("result"))
             .ok_or_else(|| "the input_required result could not be read".to_string())?;
@@ -213,14 +205,8 @@ impl Runner<'_> {
 
     /// Judges a setup request and its answer (`initialize`, `server/discover`, `tools/list`)
     /// under the run's revision and keeps it, secrets redacted, in the run's discovery list.
-    pub(super) fn judge_setup(
-        &mut self,
-        label: &str,
-        sent: &[(String, String)],
-        body: &Value,
-        r: &Received,
-    ) {
-        let mut exchange = self.exchange_of(label, 1, sent, body, r, None);
+    pub(super) fn judge_setup(&mut self, label: &str, r: &Inbound) {
+        let mut exchange = self.exchange_of(label, 1, r, None);
         let Ok(judgement) = judge(
             &exchange,
             &Options {
@@ -238,15 +224,9 @@ impl Runner<'_> {
         });
     }
 
-    fn exchange_of(
-        &self,
-        label: &str,
-        round: u32,
-        sent: &[(String, String)],
-        body: &Value,
-        r: &Received,
-        tool: Option<Value>,
-    ) -> Exchange {
+    /// The exchange as it went over the wire, with what the run knows beside it: its name,
+    /// the tool's definition and what `initialize` negotiated.
+    fn exchange_of(&self, label: &str, round: u32, r: &Inbound, tool: Option<Value>) -> Exchange {
         let name = if round > 1 {
             format!("probe {} {label} round {round}", self.p)
         } else {
@@ -254,21 +234,9 @@ impl Runner<'_> {
         };
         Exchange {
             name: Some(name),
-            request: RecordedRequest {
-                method: Some("POST".into()),
-                url: Some(self.url.to_string()),
-                headers: Headers::new(sent.iter().map(|(n, v)| (n.as_str(), v.as_str()))),
-                body: Some(body.clone()),
-            },
-            status: r.status,
-            response_headers: r.headers.clone(),
-            body: r.body.clone(),
-            end: r.end,
             tool,
             initialize: self.negotiated.clone(),
-            session: None,
-            retry: None,
-            protocol: Some(vec![self.p]),
+            ..r.exchange.clone()
         }
     }
 }

@@ -2,8 +2,12 @@
 
 use serde_json::{Map, Value};
 
-use super::{Limits, Timeouts};
+use super::transport::{Limits, Timeouts};
 use crate::vocab::Protocol;
+
+/// `clientInfo.name` the probe reports (also its User-Agent product and the prefix of its
+/// progress tokens).
+pub(crate) const CLIENT_NAME: &str = "mcp-verdict-probe";
 
 /// A tool the probe is asked to call.
 #[derive(Debug, Clone, PartialEq)]

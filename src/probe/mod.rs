@@ -54,8 +54,12 @@
 //! answer ([`ActiveCheck`], in [`RevisionRun::active`]).
 //!
 //! This module holds the entry point, [`run`], which sets up each revision's run (`session`),
-//! makes the planned calls (`plan`, `call`) over the transport (`http`) and gathers a
-//! [`ProbeReport`] (`report`), rendered by `crate::outputs::probe`.
+//! makes the planned calls (`plan`, `call`) and the active checks (`active`), and gathers a
+//! [`ProbeReport`] (`report`), rendered by `crate::outputs::probe`. That client logic is
+//! written against a transport (`transport`: what it asks of one, and the HTTP transport,
+//! which owns the header fields, the session id, stream resumption, the standalone GET
+//! stream and DELETE); what to answer to a server request is the client's (`answers`), how
+//! the answer travels is the transport's.
 //!
 //! ```no_run
 //! use mcp_verdict::probe::{self, CallSpec, ProbeConfig};
@@ -75,31 +79,28 @@ pub mod active;
 mod answers;
 mod call;
 mod config;
-mod headers;
-mod http;
-mod listen;
 pub(crate) mod plan;
 mod report;
 mod runner;
 mod session;
-mod steps;
+pub(crate) mod transport;
 
 pub use active::{ActiveCheck, ActiveFinding, ActiveResult, Expected};
+pub(crate) use config::CLIENT_NAME;
 pub use config::{CallSpec, ProbeConfig};
-pub use http::{
-    DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, Limits, ReadStop, Timeouts,
-};
 pub use plan::{CallKind, PlannedCall};
-pub use report::{CallExchange, HttpStep, ProbeReport, RevisionRun, RunStatus, SetupExchange};
+pub use report::{CallExchange, ProbeReport, RevisionRun, RunStatus, SetupExchange};
+pub use transport::{
+    DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, HttpStep, Limits, ReadStop, Timeouts,
+};
+
+use std::sync::Arc;
 
 use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
-use http::Transport;
+use answers::Answers;
 use runner::Runner;
-
-/// `clientInfo.name` the probe reports (also its User-Agent product and the prefix of its
-/// progress tokens).
-pub(crate) const CLIENT_NAME: &str = "mcp-verdict-probe";
+use transport::http::{Client, HttpTransport};
 
 /// Why a probe could not run at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -119,17 +120,28 @@ pub enum ProbeError {
 
 /// Probes the server under each configured revision.
 pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
-    let transport =
-        Transport::new(&config.url, config.timeouts, config.limits).map_err(ProbeError::Config)?;
+    let client = Client::new(&config.url, CLIENT_NAME, config.timeouts, config.limits)
+        .map_err(ProbeError::Config)?;
     let url = sanitize(&config.url);
     let mut runs: Vec<RevisionRun> = Vec::new();
     let mut todo: Vec<Protocol> = config.protocols.clone();
     todo.reverse();
     while let Some(p) = todo.pop() {
-        let mut runner = Runner::new(config, &transport, p, &url);
-        match p {
-            Protocol::V2025_11_25 => runner.legacy(),
-            Protocol::V2026_07_28 => runner.modern(),
+        let answers = Arc::new(Answers {
+            p,
+            answers: config.answers.clone(),
+        });
+        let mut transport =
+            HttpTransport::new(client.clone(), p, &url, config.headers.clone(), answers);
+        let mut runner = Runner::new(config, &mut transport, p);
+        // Set up, call, check; then end the session (and check what the server does with a
+        // request in a session it ended).
+        if runner.set_up() {
+            runner.calls();
+            runner.active_checks();
+        }
+        if runner.end_session() {
+            runner.active_after_delete();
         }
         // A server that rejects the revision as unsupported and lists one the probe speaks
         // gets a run under that one too (once), unless it is already planned or done.

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::ProbeConfig;
+use super::config::ProbeConfig;
 
 /// Name used for the unknown-tool call (suffixed if the server happens to list it).
 const UNKNOWN_TOOL: &str = "mcp_verdict_probe_no_such_tool";

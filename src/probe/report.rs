@@ -1,80 +1,160 @@
-//! What a probe found: the HTTP steps, judged exchanges and status of each revision's run,
-//! and the exit status they add up to.
+//! What a probe found: the steps, judged exchanges, active checks and status of each
+//! revision's run, and the exit status they add up to.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{PlannedCall, ReadStop};
-use crate::judge::{Judgement, Verdict};
-use crate::vocab::{Protocol, Severity, exit};
-use crate::wire::exchange::{BodyEnd, Exchange};
+use super::plan::PlannedCall;
+use super::transport::HttpStep;
+use crate::judge::{Engine, Judgement, Verdict};
+use crate::rules::Cite;
+use crate::vocab::{Level, Protocol, Severity, exit};
+use crate::wire::exchange::Exchange;
 
-/// One HTTP request of a run and what came of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HttpStep {
-    /// Ordinal among the run's POSTs (1-based); `None` for GET and DELETE.
+// ---------------------------------------------------------------------------
+// Active checks (`--active`, see `active`)
+
+/// The check that sends back an altered `requestState` (2026-07-28).
+pub(crate) const TAMPERED_STATE: &str = "tampered-state";
+
+/// What `tampered-state` tests: 2026-07-28 basic/patterns/mrtr, Server Requirements. It is no
+/// rule of the table: the sentence binds only a server whose state "influences authorization,
+/// resource access, or business logic", which no exchange shows, so a server that takes an
+/// altered state is not known to break it and only a rejection is judged (passed).
+const STATE_VERIFIED: (&str, &str) = (
+    "basic/patterns/mrtr#server-requirements-basic-workflow",
+    "If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification.",
+);
+
+/// What a check expects: an HTTP status and, for 2026-07-28, a JSON-RPC error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Expected {
+    /// HTTP status.
+    pub status: u16,
+    /// JSON-RPC error code, when the rule names one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub post: Option<u32>,
-    /// HTTP method.
-    pub http_method: String,
-    /// JSON-RPC method (or `response` for an answer to a server request).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rpc_method: Option<String>,
-    /// Tool name, for `tools/call`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool: Option<String>,
-    /// HTTP status, when a response arrived.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// How the body ended (`complete`, `reset`, `timeout`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end: Option<BodyEnd>,
-    /// Why the probe stopped reading the body, when it did not simply complete
-    /// (`closed`, `stalled`, `timed-out`, `deadline`, `size-cap`, `event-cap`,
-    /// `after-response`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<ReadStop>,
-    /// Where a 3xx response pointed (`Location`, secrets redacted); never followed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub redirect: Option<String>,
-    /// What went wrong, if anything.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub code: Option<i64>,
 }
 
-impl HttpStep {
-    /// One line for people: `#3 POST tools/call echo → 200`, with what happened when the
-    /// body did not complete (`(cut at the size cap)`, `(closed mid-body)`, `(stalled)`) or
-    /// the answer was a redirect (`(redirected, not followed)`).
-    pub fn describe(&self) -> String {
-        let mut s = match self.post {
-            Some(n) => format!("#{n} POST"),
-            None => self.http_method.clone(),
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.code {
+            Some(c) => write!(f, "HTTP {} with error {c}", self.status),
+            None => write!(f, "HTTP {}", self.status),
+        }
+    }
+}
+
+/// A finding of an active check: the rule it breaks under the run's revision, with the
+/// rule's level, citation and what was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveFinding {
+    /// Rule id.
+    pub rule: String,
+    /// The rule's level (MUST, SHOULD, ...).
+    pub level: Level,
+    /// How serious.
+    pub severity: Severity,
+    /// The spec page cited.
+    pub url: String,
+    /// The spec text cited.
+    pub quote: String,
+    /// What was found.
+    pub message: String,
+    /// Whether the engine found it in the exchange (`false`: the probe, which knows what it
+    /// sent, states it).
+    pub by_engine: bool,
+}
+
+/// How a check came out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result", content = "reason")]
+pub enum ActiveResult {
+    /// The server answered as the rule says.
+    Passed,
+    /// The answer breaks a rule (see the findings).
+    Findings,
+    /// The answer is one the spec leaves open, or says nothing about this check.
+    NotJudged(String),
+    /// Not sent.
+    Skipped(String),
+}
+
+/// One active check of a run.
+#[derive(Debug, Clone)]
+pub struct ActiveCheck {
+    /// Short name (`unsupported-version`, `method-header`, ...).
+    pub check: &'static str,
+    /// What was sent.
+    pub sent: String,
+    /// The rule whose expectation the check tests; empty for a check that tests a spec
+    /// sentence no rule encodes (see [`ActiveCheck::cite`]).
+    pub rule: &'static str,
+    /// What the rule says the server must answer.
+    pub expected: Option<Expected>,
+    /// What the server answered (`HTTP 400 with error -32022`), when it did.
+    pub got: Option<String>,
+    /// Whether the answer had the status and code the rule names (findings may still come
+    /// of other rules, e.g. a malformed error object).
+    pub as_expected: bool,
+    /// How it came out.
+    pub result: ActiveResult,
+    /// Findings (engine's and the probe's).
+    pub findings: Vec<ActiveFinding>,
+    /// The exchange and its judgement, when a response arrived (recorded with `--record`).
+    pub exchange: Option<(Exchange, Judgement<'static>)>,
+}
+
+impl ActiveCheck {
+    pub(crate) fn skipped(
+        check: &'static str,
+        rule: &'static str,
+        why: impl Into<String>,
+    ) -> ActiveCheck {
+        ActiveCheck {
+            check,
+            sent: String::new(),
+            rule,
+            expected: None,
+            got: None,
+            as_expected: false,
+            result: ActiveResult::Skipped(why.into()),
+            findings: Vec::new(),
+            exchange: None,
+        }
+    }
+
+    /// The spec sentence the check tests under `p`: its rule's citation, or, for a check that
+    /// tests no rule of the table (`tampered-state`), the sentence itself.
+    pub fn cite(&self, p: Protocol) -> Option<Cite> {
+        if let Some(a) = Engine::builtin().table().active_rule(p, self.rule) {
+            return Some(a.cite.clone());
+        }
+        let (page, quote) = match self.check {
+            TAMPERED_STATE => STATE_VERIFIED,
+            _ => return None,
         };
-        if let Some(m) = &self.rpc_method {
-            s.push(' ');
-            s.push_str(m);
+        let docs = &Engine::builtin().table().profile(p).docs;
+        Some(Cite {
+            url: format!("{docs}/{page}"),
+            section: format!("{p} {page}"),
+            quote: quote.to_string(),
+        })
+    }
+
+    /// The rule the check tests, or, for a check that tests no rule, the section it cites.
+    pub fn cited(&self, p: Protocol) -> String {
+        if self.rule.is_empty() {
+            self.cite(p).map(|c| c.section).unwrap_or_default()
+        } else {
+            self.rule.to_string()
         }
-        if let Some(t) = &self.tool {
-            s.push(' ');
-            s.push_str(t);
-        }
-        match self.status {
-            Some(st) => s.push_str(&format!(" → {st}")),
-            None => s.push_str(" → no response"),
-        }
-        if self.status.is_some_and(|st| (300..400).contains(&st)) {
-            s.push_str(" (redirected, not followed)");
-        }
-        match (self.stopped, self.end) {
-            (Some(stop), _) => s.push_str(&format!(" ({})", stop.label())),
-            (None, Some(e)) if e != BodyEnd::Complete => {
-                s.push_str(&format!(" (body end: {})", e.as_str()));
-            }
-            _ => {}
-        }
-        s
+    }
+
+    /// Whether a finding of error severity came of it (the exit status is then 1).
+    pub fn has_error_finding(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 }
 
@@ -186,7 +266,7 @@ pub struct RevisionRun {
     /// annotations): (name, why).
     pub rejected_tools: Vec<(String, String)>,
     /// The active checks (`--active`), in order.
-    pub active: Vec<super::ActiveCheck>,
+    pub active: Vec<ActiveCheck>,
 }
 
 impl RevisionRun {
@@ -240,7 +320,7 @@ impl ProbeReport {
                 || r.exchanges
                     .iter()
                     .any(|x| x.has_error_finding() || x.unanswered.is_some())
-                || r.active.iter().any(super::ActiveCheck::has_error_finding)
+                || r.active.iter().any(ActiveCheck::has_error_finding)
         });
         if probed && !bad {
             exit::OK

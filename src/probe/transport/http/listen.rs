@@ -22,12 +22,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::answers::answer_server_request;
-use super::http::{Outgoing, ReadStop, Transport};
-use super::report::HttpStep;
-use super::steps::{DEFAULT_RECONNECT, MAX_RESUMES, get_step};
+use super::answer::post_answer;
+use super::client::{Client, Outgoing};
+use super::resume::{DEFAULT_RECONNECT, MAX_RESUMES};
+use super::steps::get_step;
+use crate::probe::transport::{Heard, ReadStop, Reply, SharedResponder};
 use crate::views::diag::sanitize;
 use crate::wire::analysis::Media;
 
@@ -37,14 +38,6 @@ const CLOSE_WAIT: Duration = Duration::from_millis(500);
 /// Longest the probe waits for the response head of the standalone GET before it goes on
 /// with its requests (so that the stream is open before the server has anything to send).
 const OPEN_WAIT: Duration = Duration::from_secs(2);
-
-/// What the stream brought so far: HTTP steps (the GETs and the answers POSTed) and one line
-/// per message.
-#[derive(Debug, Default)]
-pub(super) struct Heard {
-    pub steps: Vec<HttpStep>,
-    pub lines: Vec<String>,
-}
 
 /// A standalone GET stream being read.
 pub(super) struct Listener {
@@ -56,10 +49,10 @@ pub(super) struct Listener {
 impl Listener {
     /// Opens the stream: `headers` go on the GET, `answer_headers` on answers POSTed.
     pub(super) fn open(
-        t: &Transport,
+        t: &Client,
         headers: Vec<(String, String)>,
         answer_headers: Vec<(String, String)>,
-        answers: Map<String, Value>,
+        responder: SharedResponder,
     ) -> Listener {
         let stop = Arc::new(AtomicBool::new(false));
         let heard = Arc::new(Mutex::new(Heard::default()));
@@ -72,7 +65,7 @@ impl Listener {
                 let opened = move |_: u16| {
                     let _ = head_tx.send(());
                 };
-                listen(&tc, &headers, &answer_headers, &answers, &s, &h, &opened);
+                listen(&tc, &headers, &answer_headers, &responder, &s, &h, &opened);
                 let _ = tx.send(());
             });
         match spawned {
@@ -128,10 +121,10 @@ fn pause(d: Duration, stop: &AtomicBool) -> bool {
 }
 
 fn listen(
-    t: &Transport,
+    t: &Client,
     headers: &[(String, String)],
     answer_headers: &[(String, String)],
-    answers: &Map<String, Value>,
+    responder: &SharedResponder,
     stop: &AtomicBool,
     heard: &Mutex<Heard>,
     opened: &dyn Fn(u16),
@@ -159,16 +152,15 @@ fn listen(
         };
         let mut on_message = |msg: &Value| {
             let line = match (msg.get("id"), msg.get("method").and_then(Value::as_str)) {
-                (Some(_), Some(_)) => {
-                    match answer_server_request(t, answer_headers, answers, msg) {
-                        Some((line, step)) => {
-                            let mut g = lock(heard);
-                            g.steps.push(step);
-                            format!("GET stream: {line}")
-                        }
-                        None => return,
+                (Some(_), Some(_)) => match responder.reply(msg) {
+                    Some(Reply::Answer { response, how }) => {
+                        let (line, step) = post_answer(t, answer_headers, msg, &response, &how);
+                        lock(heard).steps.push(step);
+                        format!("GET stream: {line}")
                     }
-                }
+                    Some(Reply::Decline(line)) => format!("GET stream: {line}"),
+                    None => return,
+                },
                 (None, Some(m)) => format!("GET stream: notification {}", sanitize(m)),
                 (Some(id), None) => format!(
                     "GET stream: a JSON-RPC response (id {}) arrived on the standalone stream, which carries none unless it resumes a request's stream",

@@ -1,6 +1,7 @@
-//! The probe's HTTP transport: one request at a time over `ureq`, with the response body read
-//! incrementally on a worker thread so that idle and total deadlines are enforced per read,
-//! SSE events are seen as they arrive, and reading stops soon after the final response.
+//! The HTTP client under the probe's HTTP transport: one request at a time over `ureq`, with
+//! the response body read incrementally on a worker thread so that idle and total deadlines
+//! are enforced per read, SSE events are seen as they arrive, and reading stops soon after the
+//! final response.
 
 use std::io::Read;
 use std::net::IpAddr;
@@ -11,19 +12,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::CLIENT_NAME;
+use crate::probe::transport::{Limits, ReadStop, SendError, Timeouts, secs};
 use crate::wire::analysis::Media;
 use crate::wire::analysis::ids_equal;
 use crate::wire::exchange::{BodyEnd, Headers};
-
-/// Default for [`Limits::body_bytes`]: 32 MiB.
-pub const DEFAULT_MAX_BODY: usize = 32 * 1024 * 1024;
-
-/// Default for [`Limits::events`].
-pub const DEFAULT_MAX_EVENTS: usize = 1_000;
-
-/// Default for [`Limits::deadline`]: 5 minutes.
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(300);
 
 /// How long the probe keeps reading an SSE stream after its final response arrived, to see
 /// whether the server ends the stream (and whether anything follows the response).
@@ -31,118 +23,6 @@ const LINGER: Duration = Duration::from_millis(250);
 
 /// How often a read that can be cancelled checks its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
-
-/// Deadlines for one HTTP request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Establishing the TCP (and TLS) connection.
-    pub connect: Duration,
-    /// Longest silence tolerated while waiting for the response head or the next body bytes
-    /// (per SSE event, per read).
-    pub idle: Duration,
-    /// Longest one request may take in total, response body included.
-    pub total: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            connect: Duration::from_secs(10),
-            idle: Duration::from_secs(30),
-            total: Duration::from_secs(120),
-        }
-    }
-}
-
-/// What one response, and the whole probe, may take: the caps that keep a misbehaving server
-/// from holding the probe for long or filling its memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Longest the whole probe may take, every revision and request included (default 5
-    /// minutes). Requests due after it are not sent and count as calls without a response.
-    pub deadline: Duration,
-    /// Most body bytes kept per response (default 32 MiB); reading stops there.
-    pub body_bytes: usize,
-    /// Most SSE events read per response (default 1,000); reading stops there.
-    pub events: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            deadline: DEFAULT_DEADLINE,
-            body_bytes: DEFAULT_MAX_BODY,
-            events: DEFAULT_MAX_EVENTS,
-        }
-    }
-}
-
-/// Why the probe stopped reading a response body before the server ended it (or why the body
-/// ended early).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReadStop {
-    /// The server closed or reset the connection before the body was complete.
-    Closed,
-    /// No bytes arrived for the idle timeout.
-    Stalled,
-    /// The request's total time limit passed.
-    TimedOut,
-    /// The probe's overall deadline passed.
-    Deadline,
-    /// The body reached the size cap.
-    SizeCap,
-    /// The stream reached the event cap.
-    EventCap,
-    /// The final response had arrived; the server had not ended the stream shortly after.
-    AfterResponse,
-    /// The probe closed the stream itself: a standalone GET stream at the end of the session.
-    ClosedByClient,
-}
-
-impl ReadStop {
-    /// A short label for people: `cut at the size cap`, `closed mid-body`, `stalled`...
-    pub fn label(self) -> &'static str {
-        match self {
-            ReadStop::Closed => "closed mid-body",
-            ReadStop::Stalled => "stalled",
-            ReadStop::TimedOut => "timed out",
-            ReadStop::Deadline => "cut at the probe's deadline",
-            ReadStop::SizeCap => "cut at the size cap",
-            ReadStop::EventCap => "cut at the event cap",
-            ReadStop::AfterResponse => "stopped reading after the response",
-            ReadStop::ClosedByClient => "closed by the probe at the end of the session",
-        }
-    }
-}
-
-/// Why a request produced no HTTP response at all.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum SendError {
-    /// The server could not be reached (DNS, refused, connect timeout, TLS).
-    Unreachable(String),
-    /// Connected, but no response head arrived (timeout, reset, garbage).
-    NoResponse(String),
-    /// The request could not be built (bad header, bad URL).
-    Request(String),
-    /// Not sent: the probe's overall deadline had passed.
-    Deadline(Duration),
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SendError::Unreachable(m) => write!(f, "cannot reach the server: {m}"),
-            SendError::NoResponse(m) => write!(f, "no HTTP response: {m}"),
-            SendError::Request(m) => write!(f, "cannot send the request: {m}"),
-            SendError::Deadline(d) => write!(
-                f,
-                "not sent: the probe's deadline ({} s, --deadline) had passed",
-                secs(*d)
-            ),
-        }
-    }
-}
 
 /// A response as received: status, headers, body bytes and how the body ended.
 #[derive(Debug, Clone)]
@@ -198,9 +78,9 @@ pub(super) struct Outgoing<'a> {
     pub on_head: Option<&'a dyn Fn(u16)>,
 }
 
-/// The HTTP client for one probe run (clones share the deadline).
+/// The HTTP client for one probe (clones share the deadline).
 #[derive(Clone)]
-pub(super) struct Transport {
+pub(crate) struct Client {
     agent: ureq::Agent,
     url: String,
     timeouts: Timeouts,
@@ -215,10 +95,16 @@ enum Piece {
     Failed(BodyEnd, ReadStop, String),
 }
 
-impl Transport {
-    /// A client for `url`. Proxy settings come from the environment, except for loopback
-    /// targets, which are always reached directly.
-    pub(super) fn new(url: &str, timeouts: Timeouts, limits: Limits) -> Result<Transport, String> {
+impl Client {
+    /// A client for `url` that calls itself `product` (in `User-Agent`, with the version).
+    /// Proxy settings come from the environment, except for loopback targets, which are
+    /// always reached directly.
+    pub(crate) fn new(
+        url: &str,
+        product: &str,
+        timeouts: Timeouts,
+        limits: Limits,
+    ) -> Result<Client, String> {
         let uri: ureq::http::Uri = url
             .parse()
             .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
@@ -243,14 +129,14 @@ impl Transport {
         let mut builder = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
-            .user_agent(format!("{CLIENT_NAME}/{}", env!("CARGO_PKG_VERSION")))
+            .user_agent(format!("{product}/{}", env!("CARGO_PKG_VERSION")))
             .timeout_connect(Some(timeouts.connect))
             .timeout_per_read(Some(timeouts.idle))
             .timeout_per_call(Some(timeouts.total));
         if loopback {
             builder = builder.proxy(None);
         }
-        Ok(Transport {
+        Ok(Client {
             agent: builder.build().new_agent(),
             url: url.to_string(),
             timeouts,
@@ -518,18 +404,6 @@ fn is_response_to(msg: &Value, id: Option<&Value>) -> bool {
         && msg.get("id").is_some_and(|got| ids_equal(got, id))
 }
 
-fn secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s:.3}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    }
-}
-
 /// How a failed body read ended: a timeout, or the connection closing early.
 fn describe_read_error(e: std::io::Error, idle: Duration) -> (BodyEnd, ReadStop, String) {
     if matches!(
@@ -634,16 +508,10 @@ mod tests {
     }
 
     #[test]
-    fn seconds_render_compactly() {
-        assert_eq!(secs(Duration::from_secs(30)), "30");
-        assert_eq!(secs(Duration::from_millis(250)), "0.25");
-    }
-
-    #[test]
     fn urls_are_checked() {
         let (t, l) = (Timeouts::default(), Limits::default());
-        assert!(Transport::new("ftp://x/mcp", t, l).is_err());
-        assert!(Transport::new("not a url", t, l).is_err());
-        assert!(Transport::new("http://127.0.0.1:1/mcp", t, l).is_ok());
+        assert!(Client::new("ftp://x/mcp", "p", t, l).is_err());
+        assert!(Client::new("not a url", "p", t, l).is_err());
+        assert!(Client::new("http://127.0.0.1:1/mcp", "p", t, l).is_ok());
     }
 }
