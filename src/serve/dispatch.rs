@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::Shared;
 use super::exchange::{Exchange, Kind, client_label};
-use super::http::Request;
+use super::incoming::Incoming;
 use super::reply::{Reply, error_msg, json_reply};
+use super::shared::Shared;
 use super::{faults, v2025_11_25, v2026_07_28};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{INITIALIZE_ERA_VERSIONS, code, header, meta};
@@ -40,8 +40,12 @@ fn is_valid_id(id: &Value) -> bool {
 }
 
 /// Handles a POST to the MCP endpoint (the `post_no`-th POST).
-pub(crate) fn handle_post(shared: &Arc<Shared>, req: &Request, post_no: u64) -> (Reply, Exchange) {
-    let parsed: Option<Value> = serde_json::from_slice(&req.body).ok();
+pub(crate) fn handle_post(
+    shared: &Arc<Shared>,
+    req: &Incoming<'_>,
+    post_no: u64,
+) -> (Reply, Exchange) {
+    let parsed: Option<Value> = serde_json::from_slice(req.body).ok();
     let mut ex = peek_exchange(shared, req, parsed.as_ref());
 
     // Transport-level scenarios act on every POST before anything else.
@@ -125,7 +129,7 @@ pub(crate) fn handle_post(shared: &Arc<Shared>, req: &Request, post_no: u64) -> 
 }
 
 /// Best-effort exchange facts before any validation.
-fn peek_exchange(shared: &Shared, req: &Request, parsed: Option<&Value>) -> Exchange {
+fn peek_exchange(shared: &Shared, req: &Incoming<'_>, parsed: Option<&Value>) -> Exchange {
     let mut ex = Exchange::default();
     let Some(msg) = parsed.and_then(Value::as_object) else {
         return ex;

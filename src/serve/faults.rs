@@ -13,8 +13,9 @@ use super::reply::{
     Reply, SseEnd, SsePlan, SseStep, accepted, decorate, deliver, error_msg, json_reply, priming,
     progress_msg, result_msg, text_reply,
 };
+use super::scenario::Scenario;
+use super::shared::Shared;
 use super::tools;
-use super::{Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::http::{JSON, TEXT_PLAIN, reason_phrase};
 

@@ -10,8 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::call::{CallCtx, Outcome, protocol_error};
 use super::reply::{AfterAnswer, Answer, Reply, SseEnd, SsePlan, SseStep, priming, result_msg};
+use super::scenario::{Lenient, Scenario};
+use super::shared::Shared;
 use super::tools::{self, Tool};
-use super::{Lenient, Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::code;
 

@@ -1,55 +1,37 @@
-//! The verdict on what the server sent: a `tools/call` exchange is rebuilt from the request as
-//! received and the response as written (status, `Content-Type` and the reply's own header
-//! fields, the body as the client reads it, how it ended), judged under the revision in force
-//! with the tool's definition, and its outcome, deciding rule and retry advice go into the
-//! diagnostic record. A client's conclusion can then be set beside the verdict on the very
-//! bytes it was sent (`mcp-verdict clients`).
+//! The verdict on what the server sent: a binding rebuilds a `tools/call` exchange from the
+//! request as received and the answer as written (over HTTP: status, `Content-Type` and the
+//! reply's own header fields, the body as the client reads it, how it ended), and it is judged
+//! here under the revision in force with the tool's definition; its outcome, deciding rule
+//! and retry advice go into the diagnostic record. A client's conclusion can then be set
+//! beside the verdict on the very bytes it was sent (`mcp-verdict clients`).
 
 use serde_json::Value;
 
-use super::Shared;
-use super::execute::Sent;
-use super::http::Request;
+use super::shared::Shared;
 use crate::advice::{RetryPolicy, advise};
 use crate::judge::{Engine, Options, judge};
 use crate::views::diag::DiagRecord;
 use crate::vocab::Protocol;
-use crate::wire::exchange::{Exchange, Headers};
+use crate::wire::exchange::Exchange;
 
-/// Judges what went out for `req` and notes the verdict in `record`. Nothing is noted when
-/// the revision is unknown or the copy of the body was cut at its cap (a part is not the
-/// whole exchange).
-pub(crate) fn note_verdict(shared: &Shared, req: &Request, sent: Sent, record: &mut DiagRecord) {
-    let Some(protocol) = record.protocol_version.as_deref().and_then(Protocol::parse) else {
-        return;
-    };
-    if sent.cut {
-        return;
-    }
-    let body: Option<Value> = serde_json::from_slice(&req.body).ok();
-    let tool = body
-        .as_ref()
+/// The definition of the tool a `tools/call` request names, when the server offers it.
+pub(crate) fn tool_of(shared: &Shared, request: Option<&Value>) -> Option<Value> {
+    request
         .and_then(|b| b.pointer("/params/name"))
         .and_then(Value::as_str)
         .and_then(|name| shared.tools.iter().find(|t| t.name == name))
-        .map(|t| t.definition.clone());
-    let request_headers = Headers::new(req.headers.iter().filter_map(|(n, v)| {
-        std::str::from_utf8(v)
-            .ok()
-            .map(|v| (n.clone(), v.trim().to_string()))
-    }));
-    let mut builder = Exchange::builder(sent.status, Headers::new(sent.headers), sent.body)
-        .request_headers(request_headers)
-        .request_line("POST", shared.config.path.clone())
-        .end(sent.end)
-        .protocols(vec![protocol]);
-    if let Some(body) = body {
-        builder = builder.request(body);
-    }
-    if let Some(tool) = tool {
-        builder = builder.tool(tool);
-    }
-    let ex = builder.build();
+        .map(|t| t.definition.clone())
+}
+
+/// The revision the record says the exchange was served under, when it says one.
+pub(crate) fn protocol_of(record: &DiagRecord) -> Option<Protocol> {
+    record.protocol_version.as_deref().and_then(Protocol::parse)
+}
+
+/// Judges `ex` (what went out, rebuilt by the binding) under `protocol` and notes the verdict
+/// in `record`.
+pub(crate) fn note_verdict(protocol: Protocol, mut ex: Exchange, record: &mut DiagRecord) {
+    ex.protocol = Some(vec![protocol]);
     let protocols = [protocol];
     let options = Options {
         protocols: Some(&protocols),

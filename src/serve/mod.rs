@@ -70,14 +70,17 @@
 //!
 //! # Layout
 //!
-//! This file is the public face: configuration, [`start`] and [`ServerHandle`].
-//! `connection` accepts connections and routes requests; `dispatch` checks the
-//! JSON-RPC envelope and picks the revision; `v2026_07_28` and `v2025_11_25`
-//! hold the two dialogues; `tools_call` and `input_required` answer `tools/call`;
-//! `faults` injects the scenario in force; `fixtures` is the conformance tool set.
-//! Handlers plan a whole reply (`reply`) before `execute` and `http` put it on the wire. `scenario` and
-//! `scenario_table` describe the scenarios, `state` keeps sessions and seals
-//! `requestState`, `tools` are the tools and `cli` is the command line.
+//! This file is the public face. What to answer is the dialogue's: `dispatch` checks the
+//! JSON-RPC envelope of a message (`incoming`: its body and what the binding carries beside
+//! it) and picks the revision; `v2026_07_28` and `v2025_11_25` hold the two dialogues;
+//! `tools_call` and `input_required` answer `tools/call`; `faults` injects the scenario in
+//! force; `conformance` answers for the conformance tool set (`suite_tools`). Handlers plan a
+//! whole reply (`reply`); how it is written is the binding's: `http` (a listener, one thread
+//! per connection, a reply executed as a `Content-Length` body or an SSE stream, byte by
+//! byte), which also rebuilds each `tools/call` exchange as the client saw it for `judged`.
+//! `config` is what a server is told, `shared` what its threads share (records included),
+//! `scenario` and `scenario_table` describe the scenarios, `state` keeps sessions and seals
+//! `requestState`, `tools` are the baseline tools.
 //!
 //! ```no_run
 //! use mcp_verdict::serve::{self, ServeConfig};
@@ -94,309 +97,30 @@
 //! ```
 
 mod call;
-mod connection;
+mod config;
+mod conformance;
 mod dispatch;
 mod exchange;
-mod execute;
 mod faults;
-mod fixtures;
 pub(crate) mod http;
+mod incoming;
 mod input_required;
 mod judged;
 mod reply;
 mod scenario;
 mod scenario_table;
+mod shared;
 mod state;
+mod suite_tools;
 mod tools;
 mod tools_call;
 mod v2025_11_25;
 mod v2026_07_28;
 
-use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
-use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::{self, JoinHandle};
-use std::time::Duration;
-
+pub use config::{
+    DEFAULT_KEEP_RECORDS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL,
+    ResponseMode, ServeConfig,
+};
+pub use http::{ServerHandle, start};
 pub use scenario::{Lenient, Scenario, ScenarioParseError};
 pub use scenario_table::{SCENARIOS, ScenarioInfo, render_list};
-
-use crate::views::diag::DiagRecord;
-use state::{Keys, Sessions};
-
-/// How request responses are framed when a scenario does not decide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum ResponseMode {
-    /// One `application/json` object per response.
-    #[default]
-    Json,
-    /// A `text/event-stream` with the response as its only message event.
-    Sse,
-}
-
-/// Server configuration.
-#[derive(Debug, Clone)]
-pub struct ServeConfig {
-    /// Address to bind (default 127.0.0.1).
-    pub host: IpAddr,
-    /// Port to bind; 0 picks a free port.
-    pub port: u16,
-    /// Endpoint path (default `/mcp`).
-    pub path: String,
-    /// Fault scenario in force.
-    pub scenario: Scenario,
-    /// Framing of ordinary responses.
-    pub response_mode: ResponseMode,
-    /// Longest a stalled stream (and a wait for an elicitation answer) lasts.
-    pub stall_cap: Duration,
-    /// How long an idle keep-alive connection is kept open.
-    pub idle_timeout: Duration,
-    /// Extra `Origin` values accepted besides loopback origins (exact match).
-    pub allowed_origins: Vec<String>,
-    /// Append one JSON line per exchange to this file.
-    pub log_path: Option<PathBuf>,
-    /// Print a one-line summary of each exchange to stderr.
-    pub echo_stderr: bool,
-    /// Most connections served at once (default 256); one past it is answered `503` with
-    /// `Retry-After` and closed.
-    pub max_connections: usize,
-    /// Diagnostic records kept in memory for [`ServerHandle::records`], the most recent
-    /// (default 1,000; the log file gets every one).
-    pub keep_records: usize,
-    /// A 2025-11-25 session unused this long expires (default 10 minutes).
-    pub session_ttl: Duration,
-    /// Most 2025-11-25 sessions kept (default 1,000); past it the least recently used goes.
-    pub max_sessions: usize,
-}
-
-/// Default for [`ServeConfig::max_connections`].
-pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
-/// Default for [`ServeConfig::keep_records`].
-pub const DEFAULT_KEEP_RECORDS: usize = 1_000;
-/// Default for [`ServeConfig::session_ttl`]: 10 minutes.
-pub const DEFAULT_SESSION_TTL: Duration = Duration::from_secs(600);
-/// Default for [`ServeConfig::max_sessions`].
-pub const DEFAULT_MAX_SESSIONS: usize = 1_000;
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        Self {
-            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
-            port: 0,
-            path: "/mcp".into(),
-            scenario: Scenario::Baseline,
-            response_mode: ResponseMode::Json,
-            stall_cap: Duration::from_secs(30),
-            idle_timeout: Duration::from_secs(30),
-            allowed_origins: Vec::new(),
-            log_path: None,
-            echo_stderr: false,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            keep_records: DEFAULT_KEEP_RECORDS,
-            session_ttl: DEFAULT_SESSION_TTL,
-            max_sessions: DEFAULT_MAX_SESSIONS,
-        }
-    }
-}
-
-/// State shared by all connection threads.
-pub(crate) struct Shared {
-    pub config: ServeConfig,
-    pub shutdown: AtomicBool,
-    pub post_count: AtomicU64,
-    pub serial: AtomicU64,
-    pub orders: AtomicU64,
-    pub records: Mutex<Records>,
-    pub records_changed: Condvar,
-    pub log: Option<Mutex<File>>,
-    pub sessions: Mutex<Sessions>,
-    /// Connections being served now.
-    pub active: AtomicUsize,
-    pub keys: Keys,
-    pub tools: Vec<tools::Tool>,
-    /// The conformance fixture set, when the scenario asks for it.
-    pub fixtures: Option<fixtures::Fixtures>,
-}
-
-/// The most recent diagnostic records, and how many there have been.
-#[derive(Default)]
-pub(crate) struct Records {
-    pub recent: VecDeque<DiagRecord>,
-    pub total: usize,
-}
-
-impl Shared {
-    /// A fresh number for event and request ids.
-    pub fn next_serial(&self) -> u64 {
-        self.serial.fetch_add(1, Ordering::SeqCst) + 1
-    }
-}
-
-/// A running server. Dropping it shuts the server down.
-pub struct ServerHandle {
-    shared: Arc<Shared>,
-    addr: SocketAddr,
-    accept: Option<JoinHandle<()>>,
-    conns: Arc<Mutex<Vec<JoinHandle<()>>>>,
-}
-
-impl ServerHandle {
-    /// The bound address (with the real port when 0 was asked for).
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// The endpoint URL, e.g. `http://127.0.0.1:41234/mcp`.
-    pub fn url(&self) -> String {
-        format!("http://{}{}", self.addr, self.shared.config.path)
-    }
-
-    /// POSTs received on the endpoint so far (every POST counts).
-    pub fn post_count(&self) -> u64 {
-        self.shared.post_count.load(Ordering::SeqCst)
-    }
-
-    /// Orders created by the side-effecting `create_order` tool so far.
-    pub fn orders_created(&self) -> u64 {
-        self.shared.orders.load(Ordering::SeqCst)
-    }
-
-    /// Diagnostic records of the exchanges finished so far, the last
-    /// [`ServeConfig::keep_records`] of them, oldest first.
-    ///
-    /// A record is added once the server has finished writing the response,
-    /// which can be a moment after the client has read it; use
-    /// [`ServerHandle::wait_for_records`] to wait for it.
-    pub fn records(&self) -> Vec<DiagRecord> {
-        let r = self.shared.records.lock().expect("records lock");
-        r.recent.iter().cloned().collect()
-    }
-
-    /// Exchanges recorded since the start (records dropped from memory included).
-    pub fn records_total(&self) -> usize {
-        self.shared.records.lock().expect("records lock").total
-    }
-
-    /// Waits until at least `n` exchanges have been recorded (or `timeout` passes) and
-    /// returns the records kept at that point (see [`ServerHandle::records`]).
-    pub fn wait_for_records(&self, n: usize, timeout: Duration) -> Vec<DiagRecord> {
-        let guard = self.shared.records.lock().expect("records lock");
-        let (guard, _) = self
-            .shared
-            .records_changed
-            .wait_timeout_while(guard, timeout, |r| r.total < n)
-            .expect("records lock");
-        guard.recent.iter().cloned().collect()
-    }
-
-    /// 2025-11-25 sessions held now (expired ones are dropped as requests arrive).
-    pub fn session_count(&self) -> usize {
-        self.shared.sessions.lock().expect("sessions lock").len()
-    }
-
-    /// Connections being served now.
-    pub fn active_connections(&self) -> usize {
-        self.shared.active.load(Ordering::SeqCst)
-    }
-
-    /// The configuration in force.
-    pub fn config(&self) -> &ServeConfig {
-        &self.shared.config
-    }
-
-    /// Stops accepting, ends every connection and joins all threads.
-    pub fn shutdown(mut self) {
-        self.stop();
-    }
-
-    /// Shuts the server down (every connection finished) and returns the records kept, the
-    /// last exchanges included.
-    pub fn shutdown_with_records(mut self) -> Vec<DiagRecord> {
-        self.stop();
-        self.records()
-    }
-
-    fn stop(&mut self) {
-        if self.accept.is_none() {
-            return;
-        }
-        self.shared.shutdown.store(true, Ordering::SeqCst);
-        // Wake the blocking accept() with a throwaway connection.
-        let wake = match self.addr.ip() {
-            IpAddr::V4(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), self.addr.port())
-            }
-            IpAddr::V6(ip) if ip.is_unspecified() => {
-                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), self.addr.port())
-            }
-            _ => self.addr,
-        };
-        let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
-        if let Some(h) = self.accept.take() {
-            let _ = h.join();
-        }
-        let handles: Vec<JoinHandle<()>> =
-            std::mem::take(&mut *self.conns.lock().expect("conns lock"));
-        for h in handles {
-            let _ = h.join();
-        }
-    }
-}
-
-impl Drop for ServerHandle {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// Binds the listener and starts serving in background threads.
-pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
-    let listener = TcpListener::bind(SocketAddr::new(config.host, config.port))?;
-    let addr = listener.local_addr()?;
-    let log = match &config.log_path {
-        Some(p) => Some(Mutex::new(
-            OpenOptions::new().create(true).append(true).open(p)?,
-        )),
-        None => None,
-    };
-    let sessions = Sessions::new(config.session_ttl, config.max_sessions);
-    let fixtures = matches!(
-        config.scenario,
-        Scenario::BaselineConformance | Scenario::Lenient(Lenient::ParamHeader)
-    )
-    .then(fixtures::Fixtures::new);
-    let shared = Arc::new(Shared {
-        config,
-        shutdown: AtomicBool::new(false),
-        post_count: AtomicU64::new(0),
-        serial: AtomicU64::new(0),
-        orders: AtomicU64::new(0),
-        records: Mutex::new(Records::default()),
-        records_changed: Condvar::new(),
-        log,
-        sessions: Mutex::new(sessions),
-        active: AtomicUsize::new(0),
-        keys: Keys::new(),
-        tools: tools::catalogue(),
-        fixtures,
-    });
-    let conns: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::new(Mutex::new(Vec::new()));
-    let accept = {
-        let shared = Arc::clone(&shared);
-        let conns = Arc::clone(&conns);
-        thread::Builder::new()
-            .name("mcp-serve-accept".into())
-            .spawn(move || connection::accept_loop(listener, shared, conns))?
-    };
-    Ok(ServerHandle {
-        shared,
-        addr,
-        accept: Some(accept),
-        conns,
-    })
-}

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::{ResponseMode, Shared};
+use super::config::ResponseMode;
+use super::shared::Shared;
 use crate::vocab::Protocol;
 use crate::vocab::http::{JSON, TEXT_PLAIN};
 use crate::vocab::protocol::meta;

@@ -12,8 +12,10 @@ use super::reply::{
     Reply, SseEnd, SsePlan, SseStep, decorate, decorate_modern, deliver, error_msg, json_reply,
     priming, progress_msg, result_msg,
 };
+use super::scenario::Scenario;
+use super::shared::Shared;
 use super::tools::{self, Tool};
-use super::{Scenario, Shared, faults, fixtures, input_required};
+use super::{conformance, faults, input_required};
 use crate::vocab::protocol::{code, meta};
 
 /// Answers a `tools/call` request.
@@ -41,7 +43,7 @@ pub(crate) fn tools_call(
             };
             match args {
                 Some(args) => {
-                    if let Some(reply) = fixtures::call_tool(shared, ctx, name, &args, params) {
+                    if let Some(reply) = conformance::call_tool(shared, ctx, name, &args, params) {
                         return reply;
                     }
                 }

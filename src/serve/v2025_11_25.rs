@@ -8,16 +8,17 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::call::CallCtx;
+use super::conformance;
 use super::exchange::{Exchange, Kind, client_label};
-use super::fixtures;
-use super::http::Request;
+use super::incoming::Incoming;
 use super::reply::{
     Reply, accepted, deliver, error_msg, json_reply, method_not_allowed, result_msg,
     server_capabilities, server_info, server_instructions, text_reply,
 };
+use super::scenario::{Lenient, Scenario};
+use super::shared::Shared;
 use super::state::Session;
 use super::tools_call::tools_call;
-use super::{Lenient, Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 
@@ -86,7 +87,7 @@ pub(crate) fn initialize(
 /// Answers a message served as 2025-11-25 (in a session).
 pub(crate) fn handle(
     shared: &Arc<Shared>,
-    req: &Request,
+    req: &Incoming<'_>,
     msg: &Map<String, Value>,
     kind: Kind,
     session_hdr: Option<String>,
@@ -184,7 +185,7 @@ pub(crate) fn handle(
                 "tools/list" => {
                     let result = Map::from_iter([(
                         "tools".to_string(),
-                        fixtures::tool_list(shared, Protocol::V2025_11_25),
+                        conformance::tool_list(shared, Protocol::V2025_11_25),
                     )]);
                     deliver(
                         shared,
@@ -216,14 +217,14 @@ pub(crate) fn handle(
                     tools_call(shared, &ctx, &params)
                 }
                 _ => {
-                    let fx = fixtures::MethodCtx {
+                    let fx = conformance::MethodCtx {
                         rev: Protocol::V2025_11_25,
                         id,
                         params: msg.get("params").and_then(Value::as_object),
                         caps: &caps,
                         session: Some(&sid),
                     };
-                    if let Some(reply) = fixtures::handle_method(shared, &fx, method) {
+                    if let Some(reply) = conformance::handle_method(shared, &fx, method) {
                         return reply;
                     }
                     let m = error_msg(
@@ -240,7 +241,7 @@ pub(crate) fn handle(
 }
 
 /// Handles DELETE: terminates a 2025-11-25 session; 405 without a session id.
-pub(crate) fn delete(shared: &Shared, req: &Request) -> (Reply, Exchange) {
+pub(crate) fn delete(shared: &Shared, req: &Incoming<'_>) -> (Reply, Exchange) {
     let mut ex = Exchange::default();
     let Some(sid) = req.header(header::SESSION_ID) else {
         return (method_not_allowed(), ex);

@@ -9,15 +9,16 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::call::CallCtx;
+use super::conformance;
 use super::exchange::{Exchange, Kind, client_label};
-use super::fixtures;
-use super::http::Request;
+use super::incoming::Incoming;
 use super::reply::{
     Reply, decorate_modern, deliver, error_msg, json_reply, result_msg, server_capabilities,
     server_instructions,
 };
+use super::scenario::{Lenient, Scenario};
+use super::shared::Shared;
 use super::tools_call::tools_call;
-use super::{Lenient, Scenario, Shared};
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
 
@@ -37,7 +38,7 @@ fn lenient(shared: &Shared, l: Lenient) -> bool {
 /// Answers a message served as 2026-07-28.
 pub(crate) fn handle(
     shared: &Arc<Shared>,
-    req: &Request,
+    req: &Incoming<'_>,
     msg: &Map<String, Value>,
     kind: Kind,
     ex: &mut Exchange,
@@ -123,7 +124,7 @@ pub(crate) fn handle(
             method,
             params.and_then(|p| p.get("name")).and_then(Value::as_str),
         ) {
-            ("tools/call", Some(name)) => match fixtures::input_schema(shared, name) {
+            ("tools/call", Some(name)) => match conformance::input_schema(shared, name) {
                 Some(_) if lenient(shared, Lenient::ParamHeader) => Ok(()),
                 Some(schema) => check_param_headers(req, &schema, params),
                 None => Ok(()),
@@ -193,7 +194,7 @@ pub(crate) fn handle(
             let result = Map::from_iter([
                 (
                     "tools".to_string(),
-                    fixtures::tool_list(shared, Protocol::V2026_07_28),
+                    conformance::tool_list(shared, Protocol::V2026_07_28),
                 ),
                 ("ttlMs".into(), json!(60_000)),
                 ("cacheScope".into(), json!("public")),
@@ -218,14 +219,14 @@ pub(crate) fn handle(
         }
         _ => {
             let caps = Value::Object(caps.clone());
-            let fx = fixtures::MethodCtx {
+            let fx = conformance::MethodCtx {
                 rev: Protocol::V2026_07_28,
                 id,
                 params,
                 caps: &caps,
                 session: None,
             };
-            if let Some(reply) = fixtures::handle_method(shared, &fx, method) {
+            if let Some(reply) = conformance::handle_method(shared, &fx, method) {
                 return reply;
             }
             let m = error_msg(
@@ -242,7 +243,7 @@ pub(crate) fn handle(
 /// Validates the standard request headers against the body (2026-07-28).
 fn check_headers(
     shared: &Shared,
-    req: &Request,
+    req: &Incoming<'_>,
     method: &str,
     version: &str,
     params: Option<&Map<String, Value>>,
@@ -310,7 +311,7 @@ fn check_headers(
 /// with a `400 Bad Request` HTTP status and JSON-RPC error code `-32020` (`HeaderMismatch`) if
 /// any validation fails", including when the "Client omits header but value is in body".
 fn check_param_headers(
-    req: &Request,
+    req: &Incoming<'_>,
     schema: &Value,
     params: Option<&Map<String, Value>>,
 ) -> Result<(), String> {

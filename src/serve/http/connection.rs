@@ -2,7 +2,7 @@
 //! reading requests (keep-alive, pipelining), routing each by path, `Origin` and HTTP method,
 //! and one diagnostic record per exchange.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::{IpAddr, TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, SyncSender, TrySendError};
@@ -10,15 +10,20 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use super::dispatch;
-use super::exchange::Exchange;
+use serde_json::Value;
+
 use super::execute::{After, Sent, execute};
-use super::http::{self, ReadResult, Request};
-use super::reply::{error_msg, json_reply, method_not_allowed};
-use super::{ServeConfig, Shared, judged, v2025_11_25};
+use super::wire::{self as http, ReadResult, Request};
+use crate::serve::config::ServeConfig;
+use crate::serve::exchange::Exchange;
+use crate::serve::incoming::Incoming;
+use crate::serve::reply::{error_msg, json_reply, method_not_allowed};
+use crate::serve::shared::Shared;
+use crate::serve::{dispatch, judged, v2025_11_25};
 use crate::views::diag::{DiagRecord, Side, sanitize};
 use crate::vocab::http::TEXT_PLAIN;
 use crate::vocab::protocol::code;
+use crate::wire::exchange::{self as recorded, Headers};
 
 /// Connections past the cap waiting for their `503` to be read, at most.
 const REFUSED_QUEUE: usize = 64;
@@ -202,6 +207,10 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
     } else {
         0
     };
+    let incoming = Incoming {
+        body: &req.body,
+        fields: Some(&req.headers),
+    };
     let (reply, exchange) =
         if let Some(origin) = req.header("origin").filter(|o| !origin_allowed(config, o)) {
             let msg = error_msg(
@@ -213,8 +222,8 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
             (json_reply(403, msg, Vec::new()), Exchange::default())
         } else {
             match req.method.as_str() {
-                "POST" => dispatch::handle_post(shared, &req, post_no),
-                "DELETE" => v2025_11_25::delete(shared, &req),
+                "POST" => dispatch::handle_post(shared, &incoming, post_no),
+                "DELETE" => v2025_11_25::delete(shared, &incoming),
                 _ => (method_not_allowed(), Exchange::default()),
             }
         };
@@ -233,50 +242,42 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
     let mut sent =
         (post_no > 0 && record.method.as_deref() == Some("tools/call")).then(Sent::default);
     let after = execute(shared, stream, reply, chunked, &mut record, &mut sent);
-    if let Some(sent) = sent {
-        judged::note_verdict(shared, &req, sent, &mut record);
+    if let Some(sent) = sent
+        && let Some(protocol) = judged::protocol_of(&record)
+        && let Some(ex) = sent_exchange(shared, &req, sent)
+    {
+        judged::note_verdict(protocol, ex, &mut record);
     }
     record.ts = crate::views::diag::now_rfc3339();
-    push_record(shared, record);
+    shared.push_record(record);
     after
 }
 
-/// Logs the record (file, stderr summary) and keeps it for [`super::ServerHandle::records`].
-fn push_record(shared: &Shared, record: DiagRecord) {
-    if let Some(log) = &shared.log {
-        let mut f = log.lock().expect("log lock");
-        let _ = writeln!(f, "{}", record.to_json_line());
-        let _ = f.flush();
+/// The exchange as the client saw it: the request as received and what went out for it;
+/// none when the copy of the body was cut at its cap (a part is not the whole exchange).
+fn sent_exchange(shared: &Shared, req: &Request, sent: Sent) -> Option<recorded::Exchange> {
+    if sent.cut {
+        return None;
     }
-    if shared.config.echo_stderr {
-        let statuses: Vec<String> = record.http_statuses.iter().map(u16::to_string).collect();
-        eprintln!(
-            "POST#{} {} {} -> {} {} end={:?}{}",
-            record.post_count,
-            record.protocol_version.as_deref().unwrap_or("?"),
-            record.method.as_deref().unwrap_or("-"),
-            statuses.join(","),
-            record.content_type.as_deref().unwrap_or("(no body)"),
-            record.stream_end,
-            record
-                .jsonrpc
-                .error_code
-                .map(|c| format!(" error={c}"))
-                .unwrap_or_default()
-        );
+    let body: Option<Value> = serde_json::from_slice(&req.body).ok();
+    let tool = judged::tool_of(shared, body.as_ref());
+    let request_headers = Headers::new(req.headers.iter().filter_map(|(n, v)| {
+        std::str::from_utf8(v)
+            .ok()
+            .map(|v| (n.clone(), v.trim().to_string()))
+    }));
+    let mut builder =
+        recorded::Exchange::builder(sent.status, Headers::new(sent.headers), sent.body)
+            .request_headers(request_headers)
+            .request_line("POST", shared.config.path.clone())
+            .end(sent.end);
+    if let Some(body) = body {
+        builder = builder.request(body);
     }
-    let keep = shared.config.keep_records;
-    {
-        let mut records = shared.records.lock().expect("records lock");
-        records.total += 1;
-        if keep > 0 {
-            if records.recent.len() >= keep {
-                records.recent.pop_front();
-            }
-            records.recent.push_back(record);
-        }
+    if let Some(tool) = tool {
+        builder = builder.tool(tool);
     }
-    shared.records_changed.notify_all();
+    Some(builder.build())
 }
 
 #[cfg(test)]

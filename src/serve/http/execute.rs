@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::Shared;
-use super::http::{self, SseWriter};
-use super::reply::{Answer, Reply, SseEnd, SsePlan, SseStep};
+use super::wire::{self as http, SseWriter};
+use crate::serve::reply::{Answer, Reply, SseEnd, SsePlan, SseStep};
+use crate::serve::shared::Shared;
 use crate::views::diag::{DiagRecord, StreamEnd, sanitize};
 use crate::vocab::http::EVENT_STREAM;
 use crate::wire::exchange::BodyEnd;
