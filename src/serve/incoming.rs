@@ -14,16 +14,26 @@ pub(crate) struct Incoming<'a> {
 impl Incoming<'_> {
     /// First header field with this name (case-insensitive), raw bytes.
     pub fn header_bytes(&self, name: &str) -> Option<&[u8]> {
-        self.fields?
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_slice())
+        field_bytes(self.fields?, name)
     }
 
     /// First header field with this name as text (None if absent or not UTF-8).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.header_bytes(name)
-            .and_then(|v| std::str::from_utf8(v).ok())
-            .map(str::trim)
+        field_text(self.fields?, name)
     }
+}
+
+/// First field with this name (case-insensitive) among `fields`, raw bytes.
+pub(crate) fn field_bytes<'a>(fields: &'a [(String, Vec<u8>)], name: &str) -> Option<&'a [u8]> {
+    fields
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_slice())
+}
+
+/// First field with this name among `fields` as trimmed text (None if absent or not UTF-8).
+pub(crate) fn field_text<'a>(fields: &'a [(String, Vec<u8>)], name: &str) -> Option<&'a str> {
+    field_bytes(fields, name)
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map(str::trim)
 }

@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::serve::incoming::{field_bytes, field_text};
 use crate::vocab::http::{EVENT_STREAM, reason_phrase};
 
 /// Largest request head accepted (request line, header fields and the blank line), in bytes:
@@ -41,17 +42,12 @@ pub(crate) struct Request {
 impl Request {
     /// First header with this name (case-insensitive), raw bytes.
     pub fn header_bytes(&self, name: &str) -> Option<&[u8]> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_slice())
+        field_bytes(&self.headers, name)
     }
 
     /// First header with this name as text (None if absent or not UTF-8).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.header_bytes(name)
-            .and_then(|v| std::str::from_utf8(v).ok())
-            .map(str::trim)
+        field_text(&self.headers, name)
     }
 
     /// Whether the client asked to keep the connection open after this request.
