@@ -1,5 +1,6 @@
 //! Judges one exchange file N times: a fixed workload for profilers
-//! (`valgrind --tool=callgrind target/release/examples/profile_judge FILE 2000`).
+//! (`cargo build --profile profiling --example profile_judge`, then
+//! `valgrind --tool=callgrind target/profiling/examples/profile_judge FILE 2000`).
 //! With `parse` as the revision it only parses the body into a `serde_json::Value` N times: the
 //! floor that judging is measured against, for an instruction-count ratio. With `tape` it
 //! reads the body onto a `wire::tape` N times, and with `tape-check` also checks its `result`

@@ -77,6 +77,12 @@ pub mod views;
 pub mod vocab;
 pub mod wire;
 
+/// The Rust blocks of README.md and docs/*.md, run as doc tests (see build.rs).
+#[cfg(doctest)]
+pub mod doc_pages {
+    include!(concat!(env!("OUT_DIR"), "/doc_pages.rs"));
+}
+
 pub use advice::{RetryAdvice, RetryPolicy, advise};
 pub use judge::{Engine, JudgeError, Judgement, Options, Verdict, judge, judge_capped};
 pub use rules::RuleTable;

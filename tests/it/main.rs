@@ -18,6 +18,7 @@ mod context_checks;
 mod deep_json;
 mod diag_record;
 mod discovery;
+mod doc_blocks;
 mod engine_props;
 mod engine_schema_errors;
 mod exact_numbers;

@@ -31,21 +31,47 @@ pub fn strip_line_comments(src: &str) -> String {
     out
 }
 
-/// The ```json fenced blocks of a spec page, raw.
-pub fn json_blocks(page: &str) -> Vec<String> {
+/// A fenced code block of a Markdown page.
+pub struct Fence {
+    /// The 1-based line of its opening fence.
+    pub line: usize,
+    /// Its info string (what follows the opening backticks), trimmed.
+    pub info: String,
+    /// Its text, each line ending in a newline.
+    pub body: String,
+}
+
+/// The fenced blocks of a page, in order; an unclosed block at the end is dropped.
+pub fn fences(page: &str) -> Vec<Fence> {
     let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in page.lines() {
+    let mut current: Option<Fence> = None;
+    for (i, line) in page.lines().enumerate() {
         let trimmed = line.trim();
         match current.as_mut() {
-            None if trimmed == "```json" => current = Some(String::new()),
-            None => {}
+            None => {
+                if let Some(info) = trimmed.strip_prefix("```") {
+                    current = Some(Fence {
+                        line: i + 1,
+                        info: info.trim().to_owned(),
+                        body: String::new(),
+                    });
+                }
+            }
             Some(_) if trimmed == "```" => blocks.push(current.take().unwrap()),
-            Some(buf) => {
-                buf.push_str(line);
-                buf.push('\n');
+            Some(fence) => {
+                fence.body.push_str(line);
+                fence.body.push('\n');
             }
         }
     }
     blocks
+}
+
+/// The ```json fenced blocks of a spec page, raw.
+pub fn json_blocks(page: &str) -> Vec<String> {
+    fences(page)
+        .into_iter()
+        .filter(|f| f.info == "json")
+        .map(|f| f.body)
+        .collect()
 }
