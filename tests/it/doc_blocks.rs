@@ -296,7 +296,7 @@ fn run_block(body: &str, dir: &Path, isolate: bool) -> Ran {
         .lines()
         .filter_map(|l| l.strip_prefix("doc-block-failed-at-line "))
         .filter_map(|n| n.trim().parse::<usize>().ok())
-        .last()
+        .next_back()
         .map(|n| n.saturating_sub(prelude_lines));
     Ran {
         status,
