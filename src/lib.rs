@@ -33,7 +33,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`vocab`] | outcomes, layers, severities, levels, revisions, `_meta` keys, header names, error codes, exit statuses |
-//! | [`wire`] | the exchange and its file format, SSE, the body read once ([`wire::analysis`]), retry hints, web origins |
+//! | [`wire`] | the exchange and its file format, the transport bindings (HTTP bodies and SSE, stdio lines: [`wire::stdio`]), the body read once ([`wire::analysis`]), retry hints, web origins |
 //! | [`schema`] | the compiled schemas of each revision, the fast validity check, error shaping |
 //! | [`rules`] | the rule table as data: rules, precedence bands, revision profiles, advice entries |
 //! | `check_api`, `checks` | what a check sees and says, and the checks themselves (crate-private) |
@@ -89,5 +89,6 @@ pub use rules::RuleTable;
 pub use views::{JudgementOut, VerdictOut};
 pub use vocab::{Actor, Layer, Level, Outcome, Protocol, Severity};
 pub use wire::exchange::{
-    BodyEnd, Exchange, ExchangeBuilder, ExchangeError, ExchangeFile, Headers,
+    BodyEnd, Exchange, ExchangeBuilder, ExchangeError, ExchangeFile, Headers, TransportName,
 };
+pub use wire::stdio::{ExitStatus, StdioEnd};

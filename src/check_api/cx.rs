@@ -241,6 +241,8 @@ impl<'a> Cx<'a> {
             (kind == ResultKind::InputRequired, Needs::INPUT_REQUIRED),
             (an.stream().is_some(), Needs::STREAM),
             (an.req.is_notification, Needs::NOTIFICATION),
+            (an.stdio().is_none(), Needs::HTTP),
+            (an.stdio().is_some(), Needs::STDIO),
         ]
         .into_iter()
         .filter(|(on, _)| *on)

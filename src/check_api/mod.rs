@@ -116,9 +116,11 @@ impl Hit {
     }
 }
 
-/// Parts of an exchange a check can depend on (a small bit set).
+/// Parts of an exchange a check can depend on (a small bit set), the transport binding it was
+/// recorded over among them: a check of one binding's framing needs that binding, and is not
+/// applicable over the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Needs(u8);
+pub struct Needs(u16);
 
 impl Needs {
     /// Nothing: the check always runs.
@@ -137,15 +139,27 @@ impl Needs {
     pub const STREAM: Needs = Needs(1 << 5);
     /// A request that is a notification.
     pub const NOTIFICATION: Needs = Needs(1 << 6);
+    /// An exchange over HTTP (a status, headers, a body).
+    pub const HTTP: Needs = Needs(1 << 7);
+    /// An exchange over stdio (lines the server wrote).
+    pub const STDIO: Needs = Needs(1 << 8);
+    /// The transport bindings and their framings (an SSE body within HTTP): a check of one is
+    /// never run over another, and may then judge what another framing's check judges alike.
+    pub const FRAMINGS: Needs = Needs(Self::HTTP.0 | Self::STDIO.0 | Self::STREAM.0);
 
     /// Both sets.
     pub const fn union(self, other: Needs) -> Needs {
         Needs(self.0 | other.0)
     }
 
-    /// The raw bits (below 128).
-    pub const fn bits(self) -> u8 {
+    /// The raw bits (below 512).
+    pub const fn bits(self) -> u16 {
         self.0
+    }
+
+    /// The parts in both sets.
+    pub const fn intersection(self, other: Needs) -> Needs {
+        Needs(self.0 & other.0)
     }
 
     /// Every set of parts, in bit order (index `i` is the set with bits `i`).
@@ -154,7 +168,7 @@ impl Needs {
     }
 
     /// Every part.
-    const ALL: Needs = Needs(0x7f);
+    const ALL: Needs = Needs(0x1ff);
 
     /// Whether every part in `self` is present in `have`.
     pub const fn met_by(self, have: Needs) -> bool {
@@ -192,15 +206,16 @@ pub fn target_needs(target: Target) -> Needs {
 }
 
 /// Declares the checks of a module: `name => function, [accepted params], [required params],
-/// NEEDS, "what it looks for";`.
+/// NEEDS, "what it looks for";`, where NEEDS names parts of [`Needs`] joined by `|` (e.g.
+/// `HTTP | REQUEST`).
 macro_rules! declare_checks {
-    ($( $name:literal => $f:path, [$($p:literal),*], [$($r:literal),*], $needs:ident, $doc:literal; )*) => {
+    ($( $name:literal => $f:path, [$($p:literal),*], [$($r:literal),*], $($needs:ident)|+, $doc:literal; )*) => {
         /// The checks this module implements.
         pub(crate) static CHECKS: &[$crate::check_api::CheckDef] = &[
             $( $crate::check_api::CheckDef {
                 sig: $crate::rules::CheckSig { name: $name, params: &[$($p),*], required: &[$($r),*] },
                 doc: $doc,
-                needs: $crate::check_api::Needs::$needs,
+                needs: $crate::check_api::Needs::NONE$(.union($crate::check_api::Needs::$needs))+,
                 run: $f,
             } ),*
         ];

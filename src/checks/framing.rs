@@ -11,14 +11,14 @@ crate::check_api::declare_checks! {
         "the JSON body is not valid UTF-8";
     "json_well_formed" => json_well_formed, [], [], NONE,
         "the JSON body does not parse";
-    "json_single_object" => json_single_object, [], [], NONE,
+    "json_single_object" => json_single_object, [], [], HTTP,
         "the JSON body is not a single JSON object (e.g. a batch array)";
     "json_depth_within_limit" => json_depth_within_limit, [], [], NONE,
         "the JSON body (or the SSE event that may carry the response) nests deeper than the judge reads";
 }
 
 fn applies(cx: &Cx<'_>) -> bool {
-    cx.an.is_2xx() && cx.an.req.expects_response()
+    cx.an.delivered() && cx.an.req.expects_response()
 }
 
 fn body_utf8(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -62,7 +62,7 @@ fn json_well_formed(cx: &Cx<'_>, _: &Params) -> Eval {
                     e.column,
                     e.offset,
                     e.message,
-                    excerpt(&cx.an.ex.body[from..], 60)
+                    excerpt(&cx.an.body_bytes()[from..], 60)
                 ),
             )
         }

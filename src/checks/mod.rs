@@ -12,7 +12,9 @@ mod mrtr;
 mod request;
 mod result;
 mod schema;
+mod sequence;
 mod session;
+mod stdio;
 mod stream;
 mod stream_messages;
 mod transport;
@@ -34,6 +36,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     session::CHECKS,
     discovery::CHECKS,
     auth::CHECKS,
+    stdio::CHECKS,
 ];
 
 #[cfg(test)]

@@ -177,9 +177,9 @@ fn missing_input_asked_again(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::hit(
         "/error",
         format!(
-            "the retry answered none of the input requests ({}) and got {error} (HTTP {}); the server should answer with a new input_required result asking for the missing input again",
+            "the retry answered none of the input requests ({}) and got {error} ({}); the server should answer with a new input_required result asking for the missing input again",
             keys.join(", "),
-            cx.an.status()
+            cx.an.how_answered()
         ),
     )
 }

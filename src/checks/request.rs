@@ -8,9 +8,9 @@ use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::vocab::protocol::header;
 
 crate::check_api::declare_checks! {
-    "request_version_header" => request_version_header, [], [], REQUEST,
+    "request_version_header" => request_version_header, [], [], HTTP | REQUEST,
         "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
-    "request_standard_headers" => request_standard_headers, [], [], REQUEST,
+    "request_standard_headers" => request_standard_headers, [], [], HTTP | REQUEST,
         "the recorded request lacks Mcp-Method/Mcp-Name or they differ from the body";
 }
 

@@ -3,6 +3,7 @@
 //! exchange file records the session (`initialize`, `session`).
 
 use super::mrtr::missing_capability;
+use super::sequence::sequence;
 use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::vocab::http::reason_phrase;
 use crate::vocab::protocol::header;
@@ -12,11 +13,11 @@ use crate::wire::exchange::BodyEnd;
 use crate::wire::jsonref::JsonRef;
 
 crate::check_api::declare_checks! {
-    "server_request_negotiated" => server_request_negotiated, ["methods"], ["methods"], STREAM,
-        "a server request on the response stream needs a client capability the client did not declare in `initialize` (as recorded in the exchange's `initialize`)";
-    "session_id_left_out" => session_id_left_out, ["status"], ["status"], NONE,
+    "server_request_negotiated" => server_request_negotiated, ["methods"], ["methods"], NONE,
+        "a server request on the response stream (or on a stdio server's stdout) needs a client capability the client did not declare in `initialize` (as recorded in the exchange's `initialize`)";
+    "session_id_left_out" => session_id_left_out, ["status"], ["status"], HTTP,
         "a request other than `initialize` left out the MCP-Session-Id the server issued (the exchange's `session`) and was rejected with a status other than `status`; a 2xx without a JSON-RPC error (served) and a transient 408, 429, 502, 503 or 504 are not judged";
-    "ended_session_served" => ended_session_served, ["status"], ["status"], NONE,
+    "ended_session_served" => ended_session_served, ["status"], ["status"], HTTP,
         "a request carried the MCP-Session-Id of a session that had ended (the exchange's `session.ended`) and got a status other than `status`; a transient 408, 429, 502, 503 or 504 is not judged";
 }
 
@@ -97,12 +98,12 @@ fn ended_session_served(cx: &Cx<'_>, p: &Params) -> Eval {
 }
 
 fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
-    let (Some(negotiated), Some(stream)) = (cx.an.ex.initialize.as_ref(), cx.an.stream()) else {
+    let (Some(negotiated), Some(seq)) = (cx.an.ex.initialize.as_ref(), sequence(cx)) else {
         return Eval::NotApplicable;
     };
     let caps = &negotiated.client_capabilities;
     let mut hits = cx.hits();
-    for m in &stream.messages {
+    for m in seq.messages {
         if !matches!(m.kind, MessageKind::Request) {
             continue;
         }
@@ -130,8 +131,8 @@ fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
                 m.event,
                 "",
                 format!(
-                    "event {} is a server request `{method}` that needs the client capability `{needed}`, which the client did not declare in `initialize` (declared: {declared})",
-                    m.event
+                    "{} is a server request `{method}` that needs the client capability `{needed}`, which the client did not declare in `initialize` (declared: {declared})",
+                    seq.at(m)
                 ),
             )
         });

@@ -23,7 +23,7 @@ crate::check_api::declare_checks! {
         "two events (or priming blocks) of the SSE stream carry the same event id";
     "sse_retry_before_close" => sse_retry_before_close, [], [], STREAM,
         "the server closed a stream it left resumable (an event id, no response) without a `retry` field";
-    "body_cut_off" => body_cut_off, [], [], NONE,
+    "body_cut_off" => body_cut_off, [], [], HTTP,
         "a JSON body ended early (reset or timeout) and does not parse";
     "sse_server_request" => sse_server_request, [], [], STREAM,
         "the SSE stream carries a server-to-client JSON-RPC request";
@@ -35,7 +35,7 @@ crate::check_api::declare_checks! {
         "an SSE response lacks `X-Accel-Buffering: no`";
     "sse_priming_event" => sse_priming_event, [], [], STREAM,
         "an SSE stream does not start with a priming event (event id, empty data)";
-    "era_detection" => era_detection, ["codes"], ["codes"], NONE,
+    "era_detection" => era_detection, ["codes"], ["codes"], HTTP,
         "a 400/404/405 whose body is not a recognised modern JSON-RPC error (one of `codes`)";
 }
 

@@ -1,14 +1,15 @@
-//! Checks on what the messages of an SSE response stream say: each message against the
-//! revision's schema for its method, methods the revision does not define, notifications that
-//! do not belong on the stream, progress, and log messages against the request's log level.
+//! Checks on what the messages around the response say (the events of an SSE response stream,
+//! or the lines a stdio server wrote): each message against the revision's schema for its
+//! method, methods the revision does not define, notifications that do not belong on the
+//! stream, progress, and log messages against the request's log level.
 
 use serde_json::Value;
 
-use super::stream::stream;
+use super::sequence::{Sequence, sequence};
 use crate::check_api::{Cx, Eval, Hit, Params, ResultKind};
 use crate::schema::shape_errors;
 use crate::vocab::pointer::json_path;
-use crate::wire::analysis::{MessageKind, Stream, StreamMessage, ids_equal};
+use crate::wire::analysis::{MessageKind, StreamMessage, ids_equal};
 
 crate::check_api::declare_checks! {
     "sse_message_schema" => sse_message_schema, [], [], STREAM,
@@ -25,15 +26,19 @@ crate::check_api::declare_checks! {
         "a notification whose method is one of `names` is on the stream";
     "sse_unrelated_notification" => sse_unrelated_notification, ["names"], ["names"], STREAM,
         "a notification the revision defines, whose method is not one of `names` (the request-related ones), is on the stream";
+    "stdio_message_schema" => sse_message_schema, [], [], STDIO,
+        "a notification or request a stdio server wrote on stdout does not validate against the revision's schema definition for its method";
+    "stdio_progress" => sse_progress, ["task_progress"], [], STDIO,
+        "a progress notification with the request's token on a stdio server's stdout does not increase, or follows the response (unless `task_progress` and the response is a task handle); progress naming another token may be another request's and is not judged";
 }
 
 fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
     let mut hits = cx.hits();
-    for m in &s.messages {
+    for m in s.messages {
         if !matches!(m.kind, MessageKind::Notification | MessageKind::Request) {
             continue;
         }
@@ -59,8 +64,10 @@ fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.event,
                     e.pointer,
                     format!(
-                        "event {}: {method} {path}: {} (schema definition {})",
-                        m.event, e.message, def.def
+                        "{}: {method} {path}: {} (schema definition {})",
+                        s.at(m),
+                        e.message,
+                        def.def
                     ),
                 )
             });
@@ -70,12 +77,12 @@ fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
     let mut hits = cx.hits();
-    for m in &s.messages {
+    for m in s.messages {
         let what = match m.kind {
             MessageKind::Notification => "notification",
             // Under a revision without server requests every request is wrong on its own
@@ -92,8 +99,8 @@ fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
                     m.event,
                     "/method",
                     format!(
-                        "event {}: `{method}` is not a {what} this revision defines for a server to send; whether it relates to this request cannot be told from the bytes",
-                        m.event
+                        "{}: `{method}` is not a {what} this revision defines for a server to send; whether it relates to this request cannot be told from the bytes",
+                        s.at(m)
                     ),
                 )
             });
@@ -105,21 +112,16 @@ fn sse_undefined_method(cx: &Cx<'_>, _: &Params) -> Eval {
 /// The notifications with `method` on the stream, each with whether it follows the final
 /// response.
 fn notifications<'a>(
-    s: &'a Stream,
+    s: &'a Sequence<'a>,
     method: &'a str,
 ) -> impl Iterator<Item = (bool, &'a StreamMessage)> + 'a {
-    let fi = s.final_index;
-    s.messages
-        .iter()
-        .enumerate()
-        .filter(move |(_, m)| {
-            matches!(m.kind, MessageKind::Notification) && m.method() == Some(method)
-        })
-        .map(move |(i, m)| (fi.is_some_and(|f| i > f), m))
+    s.iter().filter(move |(_, m)| {
+        matches!(m.kind, MessageKind::Notification) && m.method() == Some(method)
+    })
 }
 
 fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     let token = cx.an.req.progress_token;
@@ -128,9 +130,14 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
     let mut last: Option<f64> = None;
     let mut hits = cx.hits();
     let mut any = false;
-    for (after, m) in notifications(s, "notifications/progress") {
-        any = true;
+    for (after, m) in notifications(&s, "notifications/progress") {
         let got_token = m.progress_token();
+        // On a channel every request shares, progress naming another token (or sent when
+        // this request set none) may be another request's: only this request's is judged.
+        if s.shared && !token.zip(got_token).is_some_and(|(w, g)| ids_equal(w, g)) {
+            continue;
+        }
+        any = true;
         let progress = m.progress();
         let mut own_token = false;
         match (token, got_token) {
@@ -139,8 +146,8 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
                     m.event,
                     "/params/progressToken",
                     format!(
-                        "event {}: progress notification although the request set no progressToken",
-                        m.event
+                        "{}: progress notification although the request set no progressToken",
+                        s.at(m)
                     ),
                 )
             }),
@@ -150,8 +157,8 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
                     m.event,
                     "/params/progressToken",
                     format!(
-                        "event {}: progress token {} is not the request's token {want}",
-                        m.event,
+                        "{}: progress token {} is not the request's token {want}",
+                        s.at(m),
                         got.map_or_else(|| "(missing)".to_string(), Value::to_string)
                     ),
                 )
@@ -166,8 +173,8 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
                         m.event,
                         "/params/progress",
                         format!(
-                            "event {}: progress {p} does not increase (previous {prev})",
-                            m.event
+                            "{}: progress {p} does not increase (previous {prev})",
+                            s.at(m)
                         ),
                     )
                 });
@@ -180,8 +187,8 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
                     m.event,
                     "",
                     format!(
-                        "event {}: progress notification after the final response",
-                        m.event
+                        "{}: progress notification after the final response",
+                        s.at(m)
                     ),
                 )
             });
@@ -194,21 +201,21 @@ fn sse_progress(cx: &Cx<'_>, p: &Params) -> Eval {
 }
 
 fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     if cx.an.req.log_level.is_some() {
         return Eval::Pass;
     }
     let mut hits = cx.hits();
-    for (_, m) in notifications(s, "notifications/message") {
+    for (_, m) in notifications(&s, "notifications/message") {
         hits.push(|| {
             Hit::in_event(
                 m.event,
                 "",
                 format!(
-                    "event {}: log message notification although the request's _meta set no io.modelcontextprotocol/logLevel",
-                    m.event
+                    "{}: log message notification although the request's _meta set no io.modelcontextprotocol/logLevel",
+                    s.at(m)
                 ),
             )
         });
@@ -217,7 +224,7 @@ fn sse_log_without_level(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     let rank = |level: &str| p.names.iter().position(|n| n == level);
@@ -227,7 +234,7 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
     };
     let mut any = false;
     let mut hits = cx.hits();
-    for (_, m) in notifications(s, "notifications/message") {
+    for (_, m) in notifications(&s, "notifications/message") {
         any = true;
         let level = m.level();
         // A level that is not a level at all is a schema error (`sse_message_schema`).
@@ -239,8 +246,8 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
                 m.event,
                 "/params/level",
                 format!(
-                    "event {}: a `{level}` log message, below the level `{wanted}` the request asked for",
-                    m.event
+                    "{}: a `{level}` log message, below the level `{wanted}` the request asked for",
+                    s.at(m)
                 ),
             ));
         }
@@ -255,12 +262,12 @@ fn sse_log_below_level(cx: &Cx<'_>, p: &Params) -> Eval {
 /// one of `names`; with `!listed`, only methods the revision defines (the others are judged
 /// by `sse_undefined_method`).
 fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str) -> Eval {
-    let Some(s) = stream(cx) else {
+    let Some(s) = sequence(cx) else {
         return Eval::NotApplicable;
     };
     let schemas = crate::schema::for_revision(cx.protocol);
     let mut hits = cx.hits();
-    for m in &s.messages {
+    for m in s.messages {
         if !matches!(m.kind, MessageKind::Notification) {
             continue;
         }
@@ -277,7 +284,7 @@ fn notifications_by_name(cx: &Cx<'_>, names: &[String], listed: bool, what: &str
                 Hit::in_event(
                     m.event,
                     "/method",
-                    format!("event {}: `{method}` {what}", m.event),
+                    format!("{}: `{method}` {what}", s.at(m)),
                 )
             });
         }

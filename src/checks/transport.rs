@@ -10,31 +10,31 @@ use crate::wire::excerpt;
 use crate::wire::origin::WebOrigin;
 
 crate::check_api::declare_checks! {
-    "status_not_2xx" => status_not_2xx, [], [], NONE,
+    "status_not_2xx" => status_not_2xx, [], [], HTTP,
         "the HTTP status is outside 200-299";
-    "status_pairing" => status_pairing, ["code", "status"], ["code", "status"], ERROR,
+    "status_pairing" => status_pairing, ["code", "status"], ["code", "status"], HTTP | ERROR,
         "an error response with `code` arrived with an HTTP status other than `status`";
-    "missing_meta_rejected" => missing_meta_rejected, ["code", "status"], ["code", "status"], REQUEST,
+    "missing_meta_rejected" => missing_meta_rejected, ["code", "status"], ["code", "status"], HTTP | REQUEST,
         "the request lacked required `_meta` fields and the answer is not `status` with error `code`";
-    "no_response_body" => no_response_body, [], [], NONE,
+    "no_response_body" => no_response_body, [], [], HTTP,
         "a 2xx other than 200 with an empty body answered a request";
-    "media_type_allowed" => media_type_allowed, [], [], NONE,
+    "media_type_allowed" => media_type_allowed, [], [], HTTP,
         "a 2xx answer to a request is neither application/json nor text/event-stream, or is empty";
-    "notification_accepted" => notification_accepted, [], [], NOTIFICATION,
+    "notification_accepted" => notification_accepted, [], [], HTTP | NOTIFICATION,
         "the request was a notification and the server answered 2xx";
-    "notification_no_body" => notification_no_body, [], [], NOTIFICATION,
+    "notification_no_body" => notification_no_body, [], [], HTTP | NOTIFICATION,
         "a notification was accepted with a status other than 202 or with a body";
-    "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status", "codes"], ["code", "status"], REQUEST,
+    "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status", "codes"], ["code", "status"], HTTP | REQUEST,
         "a 2xx answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body; an error response with one of `codes` is left to the status pairings";
-    "version_header_required" => version_header_required, ["code", "status", "codes"], ["code", "status"], REQUEST,
+    "version_header_required" => version_header_required, ["code", "status", "codes"], ["code", "status"], HTTP | REQUEST,
         "a 2xx answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header; an error response with one of `codes` is left to the status pairings";
-    "bad_version_header_rejected" => bad_version_header_rejected, ["status"], ["status"], REQUEST,
+    "bad_version_header_rejected" => bad_version_header_rejected, ["status"], ["status"], HTTP | REQUEST,
         "a 2xx answered a request whose MCP-Protocol-Version header names no MCP revision (not a YYYY-MM-DD date, or one before 2024-11-05)";
-    "origin_rejected" => origin_rejected, ["status"], ["status"], NONE,
+    "origin_rejected" => origin_rejected, ["status"], ["status"], HTTP,
         "a 2xx answered a request whose Origin header is not the origin of `request.url` (`status` is the rejection)";
-    "session_id_sent" => session_id_sent, [], [], NONE,
+    "session_id_sent" => session_id_sent, [], [], HTTP,
         "the response carries an MCP-Session-Id header (minted, or echoed from the request)";
-    "session_ended" => session_ended, ["status"], ["status"], NONE,
+    "session_ended" => session_ended, ["status"], ["status"], HTTP,
         "a request carrying MCP-Session-Id was answered with HTTP `status`";
 }
 

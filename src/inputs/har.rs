@@ -536,6 +536,7 @@ fn tools_call_record(
         None => BodyEnd::Complete,
     };
     Record::ToolsCall(Box::new(Exchange {
+        stdio: None,
         name: None,
         request,
         status: response.status,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::check_api::Cx;
 use crate::rules::RuleTable;
 use crate::vocab::auth::param;
-use crate::wire::analysis::{Analysis, Body, Media, MessageKind};
+use crate::wire::analysis::{Analysis, Body, Media, MessageKind, StreamMessage};
 use crate::wire::auth::{read_challenges, token_challenge};
 use crate::wire::deep::clone_shallow;
 use crate::wire::excerpt;
@@ -19,13 +19,13 @@ use crate::wire::jsonref::JsonRef;
 /// Facts read off the exchange (the same under every revision except error names).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
 pub struct Facts {
-    /// HTTP status.
+    /// HTTP status (0 for a stdio exchange, which has none).
     pub http_status: u16,
     /// Response media type essence, or `(none)`.
     pub media_type: Cow<'static, str>,
-    /// Body length in bytes.
+    /// Body length in bytes (over stdio: the response's line or lines).
     pub body_bytes: usize,
-    /// How the body ended.
+    /// How the body ended (over stdio: what stopped the recording of stdout).
     pub body_end: Cow<'static, str>,
     /// The request's JSON-RPC method.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +60,9 @@ pub struct Facts {
     /// The authorization challenge of the answer: its first Bearer or DPoP challenge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub challenge: Option<ChallengeFacts>,
+    /// What a stdio server wrote, for stdio exchanges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdio: Option<StdioFacts>,
 }
 
 /// What an authorization challenge (`WWW-Authenticate`) asked for.
@@ -90,6 +93,118 @@ fn challenge_facts(an: &Analysis<'_>) -> Option<ChallengeFacts> {
     })
 }
 
+/// What a stdio server wrote on stdout (and stderr) for the request, and how it ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct StdioFacts {
+    /// Lines of stdout (a partial last line included).
+    pub lines: usize,
+    /// Bytes of stdout.
+    pub stdout_bytes: usize,
+    /// The longest line, in bytes without its newline.
+    pub longest_line: usize,
+    /// The JSON-RPC messages on stdout, counted.
+    #[serde(flatten)]
+    pub messages: MessageCounts,
+    /// The (first) stdout line, 1-based, of the message judged as the response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_line: Option<usize>,
+    /// stdout lines (1-based) that are not JSON-RPC messages: text, blank, not UTF-8, JSON of
+    /// another shape (the response's line aside).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub non_message_lines: Vec<usize>,
+    /// Messages split over several lines: (first, last) stdout line, 1-based.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub split_messages: Vec<(usize, usize)>,
+    /// Bytes of a last line the output ended without a newline for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial_line_bytes: Option<usize>,
+    /// What stopped the recording: `response`, `eof`, `exit` or `timeout`.
+    pub end: String,
+    /// The process's exit code, when it exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_signal: Option<i32>,
+    /// Bytes the server wrote on stderr, when captured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_bytes: Option<usize>,
+}
+
+fn stdio_facts(an: &Analysis<'_>) -> Option<StdioFacts> {
+    use crate::wire::stdio::read::LineRole;
+    let (s, r) = (an.ex.stdio.as_deref()?, an.stdio()?);
+    let mut f = StdioFacts {
+        lines: r.lines.len(),
+        stdout_bytes: s.stdout.len(),
+        longest_line: r.longest,
+        messages: MessageCounts {
+            final_response: r.final_matches,
+            ..MessageCounts::default()
+        },
+        final_line: r.final_message().map(|m| m.event + 1),
+        split_messages: r.joined.iter().map(|j| (j.first + 1, j.last + 1)).collect(),
+        partial_line_bytes: r.partial.map(|(l, _)| l.len()),
+        end: s.end.as_str().to_string(),
+        exit_code: s.exit.and_then(|e| e.code),
+        exit_signal: s.exit.and_then(|e| e.signal),
+        stderr_bytes: s.stderr.as_ref().map(Vec::len),
+        ..StdioFacts::default()
+    };
+    for l in &r.lines {
+        let m = match l.role {
+            LineRole::Blank => {
+                f.non_message_lines.push(l.line.index + 1);
+                continue;
+            }
+            LineRole::Message(m) => m,
+            LineRole::Joined(j) if r.joined[j].first == l.line.index => r.joined[j].message,
+            LineRole::Joined(_) | LineRole::Partial => continue,
+        };
+        let msg = &r.messages[m];
+        let counted = f.messages.count(msg);
+        if !counted && Some(m) != r.final_index && !matches!(msg.kind, MessageKind::TooDeep { .. })
+        {
+            f.non_message_lines.push(l.line.index + 1);
+        }
+    }
+    Some(f)
+}
+
+/// The JSON-RPC messages a server sent around its response, counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
+pub struct MessageCounts {
+    /// Notifications by method.
+    pub notifications: BTreeMap<String, usize>,
+    /// Server-to-client requests by method.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: BTreeMap<String, usize>,
+    /// Responses seen (the one to this request included).
+    pub responses: usize,
+    /// Whether the response to this request (its id) arrived.
+    pub final_response: bool,
+}
+
+impl MessageCounts {
+    /// Counts a message: a notification or request by its method, a response. `false` for
+    /// what is none of them.
+    fn count(&mut self, m: &StreamMessage) -> bool {
+        let by_method = match m.kind {
+            MessageKind::Notification => &mut self.notifications,
+            MessageKind::Request => &mut self.requests,
+            MessageKind::Response => {
+                self.responses += 1;
+                return true;
+            }
+            _ => return false,
+        };
+        *by_method
+            .entry(m.method().unwrap_or("?").to_string())
+            .or_default() += 1;
+        true
+    }
+}
+
 /// What an SSE response stream carried and how it ended.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, JsonSchema)]
 pub struct StreamFacts {
@@ -99,15 +214,9 @@ pub struct StreamFacts {
     pub skipped_events: usize,
     /// Comment lines (keep-alives).
     pub comments: usize,
-    /// Notifications by method.
-    pub notifications: BTreeMap<String, usize>,
-    /// Server-to-client requests by method.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub requests: BTreeMap<String, usize>,
-    /// Responses seen (the final one included).
-    pub responses: usize,
-    /// Whether the response to this request (its id) arrived.
-    pub final_response: bool,
+    /// The JSON-RPC messages on the stream, counted.
+    #[serde(flatten)]
+    pub messages: MessageCounts,
     /// The event carrying the message judged as the response: the response, or the message
     /// that ended the stream in its place (e.g. a response with another id).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -137,7 +246,10 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
         events: s.messages.len(),
         skipped_events: s.parsed.skipped_empty.len(),
         comments: s.parsed.comments,
-        final_response: s.final_matches,
+        messages: MessageCounts {
+            final_response: s.final_matches,
+            ..MessageCounts::default()
+        },
         final_event: s.final_message().map(|m| m.event),
         end: an.ex.end.as_str().to_string(),
         undispatched_bytes: s
@@ -150,23 +262,15 @@ fn stream_facts(an: &Analysis<'_>) -> Option<StreamFacts> {
         ..StreamFacts::default()
     };
     for m in &s.messages {
+        if f.messages.count(m) {
+            continue;
+        }
         match &m.kind {
-            MessageKind::Notification => {
-                *f.notifications
-                    .entry(m.method().unwrap_or("?").to_string())
-                    .or_default() += 1;
-            }
-            MessageKind::Request => {
-                *f.requests
-                    .entry(m.method().unwrap_or("?").to_string())
-                    .or_default() += 1;
-            }
-            MessageKind::Response => f.responses += 1,
             MessageKind::BadJson(_) | MessageKind::NotUtf8 { .. } => {
                 f.malformed_events.push(m.event)
             }
             MessageKind::TooDeep { .. } => f.too_deep_events.push(m.event),
-            MessageKind::Other => {}
+            _ => {}
         }
     }
     Some(f)
@@ -216,7 +320,7 @@ pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
     });
     let body_excerpt = match &an.body {
         Body::Opaque | Body::BadJson(_) | Body::NotUtf8 { .. } | Body::TooDeep { .. } => {
-            Some(excerpt(&ex.body, 160))
+            Some(excerpt(an.body_bytes(), 160))
         }
         _ => None,
     };
@@ -228,8 +332,11 @@ pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
             Media::Missing => Cow::Borrowed("(none)"),
             Media::Other(m) => Cow::Owned(m.clone()),
         },
-        body_bytes: ex.body.len(),
-        body_end: Cow::Borrowed(ex.end.as_str()),
+        body_bytes: an.body_bytes().len(),
+        body_end: Cow::Borrowed(match &ex.stdio {
+            Some(s) => s.end.as_str(),
+            None => ex.end.as_str(),
+        }),
         request_method: an.req.method.map(|m| match m {
             "tools/call" => Cow::Borrowed("tools/call"),
             other => Cow::Owned(other.to_string()),
@@ -260,5 +367,6 @@ pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
         body_excerpt,
         stream: stream_facts(an),
         challenge: challenge_facts(an),
+        stdio: stdio_facts(an),
     }
 }

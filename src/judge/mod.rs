@@ -11,7 +11,7 @@ mod verdict;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-pub use facts::{ErrorFacts, Facts, StreamFacts};
+pub use facts::{ErrorFacts, Facts, MessageCounts, StdioFacts, StreamFacts};
 pub use judgement::{Difference, Judgement};
 pub use verdict::{EvalStatus, Finding, Omitted, Verdict};
 
@@ -241,11 +241,16 @@ pub fn evaluate_capped<'t>(
     let cx = Cx::new(analysis, plan.setting(table, protocol)).capped(max_findings_per_rule);
     let actives = table.active(protocol);
     // Only the steps whose needs the exchange meets run; the rest could only say "not
-    // applicable" (debug builds make sure).
+    // applicable" (debug builds make sure), or judge another transport binding or framing,
+    // which is never run over this one.
     let runnable = plan.runnable(cx.have());
     #[cfg(debug_assertions)]
     for (i, (step, active)) in plan.steps.iter().zip(actives).enumerate() {
-        if !runnable.iter().any(|&r| usize::from(r) == i) {
+        let other_binding = !step
+            .needs
+            .intersection(crate::check_api::Needs::FRAMINGS)
+            .met_by(cx.have());
+        if !other_binding && !runnable.iter().any(|&r| usize::from(r) == i) {
             debug_assert_eq!(
                 (step.run)(&cx, &active.params),
                 crate::check_api::Eval::NotApplicable,

@@ -34,6 +34,8 @@ pub struct Finding<'t> {
     pub message: String,
     /// SSE event index, for stream bodies.
     pub event: Option<usize>,
+    /// stdout line (1-based), for stdio exchanges.
+    pub line: Option<usize>,
 }
 
 /// Findings of one rule left out of a verdict by a cap ([`crate::judge::judge_capped`],
@@ -126,8 +128,11 @@ impl<'t> Verdict<'t> {
             if active.default.is_some() {
                 defaults.push(active);
             }
+            // Over stdio the body is the response's line, so a framing finding on the body is
+            // on that line too.
+            let stdio = cx.an.stdio().is_some();
             let message_event = match rule.layer {
-                crate::vocab::Layer::Transport | crate::vocab::Layer::Framing => None,
+                crate::vocab::Layer::Transport | crate::vocab::Layer::Framing if !stdio => None,
                 _ => cx.an.message_event(),
             };
             if let Some(severity) = active.severity {
@@ -139,16 +144,25 @@ impl<'t> Verdict<'t> {
                         pointer: String::new(),
                         message: rule.title.clone(),
                         event: None,
+                        line: None,
                     });
                 }
                 for h in hits {
+                    // A hit's message index is an SSE event, or over stdio a stdout line.
+                    let at = h.event.or(message_event);
+                    let (event, line) = if stdio {
+                        (None, at.map(|l| l + 1))
+                    } else {
+                        (at, None)
+                    };
                     findings.push(Finding {
                         rule,
                         active,
                         severity,
                         pointer: h.pointer,
                         message: h.message,
-                        event: h.event.or(message_event),
+                        event,
+                        line,
                     });
                 }
                 if more > 0 {

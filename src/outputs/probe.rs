@@ -392,14 +392,29 @@ fn exchange_file_of(
             body: ex.request.body.as_ref().map(redact::value),
             ..ex.request.clone()
         },
-        response: RecordedResponse {
+        transport: ex
+            .stdio
+            .is_some()
+            .then_some(crate::wire::exchange::TransportName::Stdio),
+        response: ex.stdio.is_none().then(|| RecordedResponse {
             status: ex.status,
             headers: ex.response_headers.clone(),
             body,
             body_base64,
             body_json: None,
             end: ex.end,
-        },
+        }),
+        stdio: ex.stdio.as_ref().map(|s| {
+            let mut r = s.to_recorded(ex.request.body.as_ref());
+            // Redacted as a body is: only string contents are replaced.
+            for text in [&mut r.stdin, &mut r.stdout, &mut r.stderr]
+                .into_iter()
+                .flatten()
+            {
+                *text = redact::text(text).into_owned();
+            }
+            r
+        }),
         tool: ex.tool.as_ref().map(redact::value),
         initialize: ex.initialize.clone(),
         session: ex.session.clone(),

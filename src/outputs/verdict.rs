@@ -72,9 +72,10 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
         let _ = writeln!(out, "    findings");
         for f in &v.findings {
             let path = esc(&crate::vocab::pointer::json_path(&f.pointer)).into_owned();
-            let at = match f.event {
-                Some(e) => format!("{label}::event[{e}]{path}"),
-                None => format!("{label}::{path}"),
+            let at = match (f.event, f.line) {
+                (Some(e), _) => format!("{label}::event[{e}]{path}"),
+                (None, Some(l)) => format!("{label}::stdout:{l}{path}"),
+                (None, None) => format!("{label}::{path}"),
             };
             let _ = writeln!(
                 out,

@@ -213,7 +213,7 @@ pub fn record(
     r.content_type = ex.response_headers.get("content-type").map(sanitize);
     r.sse_event_count = f.stream.as_ref().map(|s| s.events as u64);
     r.final_response = match &f.stream {
-        Some(s) => s.final_response,
+        Some(s) => s.messages.final_response,
         None => (200..300).contains(&f.http_status) && f.response_id.is_some(),
     };
     r.stream_end = StreamEnd::of(ex.end, f.stream.is_some() && !r.final_response);

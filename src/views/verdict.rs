@@ -90,6 +90,9 @@ pub struct FindingOut {
     /// SSE event index, for stream bodies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub event: Option<usize>,
+    /// stdout line (1-based), for stdio exchanges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     /// What was found.
     pub message: String,
     /// Spec URL of the rule.
@@ -197,6 +200,7 @@ impl VerdictOut {
                     pointer: f.pointer.clone(),
                     path: json_path(&f.pointer),
                     event: f.event,
+                    line: f.line,
                     message: redact::text(&f.message).into_owned(),
                     url: f.active.cite.url.clone(),
                 })
@@ -495,6 +499,8 @@ struct FindingRef<'a> {
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     event: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
     message: Cow<'a, str>,
     url: &'a RawValue,
 }
@@ -548,6 +554,7 @@ impl<'a> Serialize for VerdictRef<'a> {
                         pointer: &f.pointer,
                         path: json_path(&f.pointer),
                         event: f.event,
+                        line: f.line,
                         message: redact::text(&f.message),
                         url: &json.url,
                     }

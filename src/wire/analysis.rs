@@ -9,7 +9,14 @@ use crate::vocab::protocol::{header, meta};
 use crate::wire::deep::{self, JsonFailure};
 use crate::wire::exchange::Exchange;
 use crate::wire::jsonref::JsonRef;
-use crate::wire::tape::{self, Tape};
+use crate::wire::stdio::read::StdioRead;
+use crate::wire::tape::Tape;
+
+pub(crate) use crate::wire::message::json_error;
+pub use crate::wire::message::{
+    Accepted, Candidate, Digest, JsonError, MessageKind, StreamMessage, kind_of,
+};
+pub use crate::wire::stream::Stream;
 
 /// The response's media type, compared case-insensitively with parameters ignored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,19 +60,6 @@ impl Media {
     }
 }
 
-/// Where and why a JSON body failed to parse.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JsonError {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    /// 0-based byte offset in the body.
-    pub offset: usize,
-    /// The parser's message.
-    pub message: String,
-}
-
 /// The body, read once.
 #[derive(Clone, Debug)]
 pub enum Body {
@@ -90,187 +84,6 @@ pub enum Body {
         /// Byte offset of the bracket that opens the first level past the limit.
         offset: usize,
     },
-}
-
-/// An SSE response stream, read once.
-#[derive(Clone, Debug)]
-pub struct Stream {
-    /// The skipped (priming) blocks, tail and counters. Its `events` are empty: each event is
-    /// read into [`Stream::messages`] as it is dispatched and not kept, so that a long stream
-    /// is never held as all of its events (what the checks read of the events is
-    /// [`Stream::first_event_start`], [`Stream::event_ids`] and [`Stream::final_data`]).
-    pub parsed: crate::wire::sse::Parsed,
-    /// Byte offset in the body of the first dispatched event's first line.
-    pub first_event_start: Option<usize>,
-    /// The events that set a non-empty event id: (byte offset of the event's first line,
-    /// index of the event, the id), in stream order.
-    pub event_ids: Vec<(usize, usize, String)>,
-    /// The data of the final message's event: its raw text (checked for repeated keys).
-    pub final_data: Option<String>,
-    /// One entry per dispatched event, in order.
-    pub messages: Vec<StreamMessage>,
-    /// Index (into `messages`) of the message judged as the response to the request: the first
-    /// response whose id matches the request's (the first response at all when the request id
-    /// is unknown); failing that, the stream's last message when it stands where the response
-    /// belongs (see [`Stream::final_matches`]).
-    pub final_index: Option<usize>,
-    /// Whether the final message is a response with the request's id. When it is not, the final
-    /// message is the stream's last one, nothing was left undispatched after it, and it is what
-    /// the same bytes would be as a JSON body: a response with another id or none (`id: null`),
-    /// or JSON that is not a request or notification (a batch array, a primitive, an object
-    /// without `method`). The checks of the response then judge it as they judge that body.
-    pub final_matches: bool,
-}
-
-/// What one event's data is.
-#[derive(Clone, Debug)]
-pub enum MessageKind {
-    /// A JSON-RPC notification (`method`, no `id`).
-    Notification,
-    /// A JSON-RPC request from the server (`method` and `id`).
-    Request,
-    /// A JSON-RPC response (`result` or `error`).
-    Response,
-    /// JSON, but not a JSON-RPC message.
-    Other,
-    /// Not JSON (boxed: most messages are JSON, and each message's entry is kept).
-    BadJson(Box<JsonError>),
-    /// The data is not UTF-8 (as a JSON body that is not UTF-8, it is not read).
-    NotUtf8 {
-        /// Byte offset in the body of the first invalid sequence.
-        offset: usize,
-    },
-    /// JSON nesting deeper than [`crate::wire::deep::MAX_DEPTH`]: not read.
-    TooDeep {
-        /// Byte offset in the body of the bracket that opens the first level past the limit.
-        offset: usize,
-    },
-}
-
-/// One event's message.
-#[derive(Clone, Debug)]
-pub struct StreamMessage {
-    /// Index of the event among dispatched events.
-    pub event: usize,
-    /// What it is.
-    pub kind: MessageKind,
-    /// The parsed data, when it is JSON and kept whole: always, except for a notification
-    /// read by [`Analysis::judged`] that its schema accepts, which keeps only its
-    /// [`StreamMessage::digest`].
-    pub value: Option<Value>,
-    /// What the stream checks read of a notification whose value was not kept.
-    pub digest: Option<Box<Digest>>,
-}
-
-/// The members of a notification that the stream checks read, kept in place of its value when
-/// the schemas it is judged under accept it as it is (so nothing else of it is ever reported).
-/// A long stream of progress or log notifications is then held as these few members rather
-/// than as every message's parsed tree.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Digest {
-    /// `method` (the methods a long stream repeats are not copied for each message).
-    pub method: std::borrow::Cow<'static, str>,
-    /// `params.progressToken`.
-    pub progress_token: Option<Value>,
-    /// `params.progress`, as a double.
-    pub progress: Option<f64>,
-    /// `params.level`, when a string.
-    pub level: Option<Box<str>>,
-}
-
-impl Digest {
-    fn of(method: &str, v: &Value) -> Digest {
-        let params = v.get("params");
-        let member = |name: &str| params.and_then(|p| p.get(name));
-        Digest {
-            method: Self::method(method),
-            progress_token: member("progressToken").cloned(),
-            progress: member("progress").and_then(Value::as_f64),
-            level: member("level").and_then(Value::as_str).map(Box::from),
-        }
-    }
-
-    /// The same members read from a tape.
-    fn of_tape(method: &str, v: tape::Node<'_, '_>) -> Digest {
-        let params = v.get("params");
-        let member = |name: &str| params.and_then(|p| p.get(name));
-        Digest {
-            method: Self::method(method),
-            progress_token: member("progressToken").map(tape::Node::to_value),
-            progress: member("progress")
-                .and_then(tape::Node::number_text)
-                .and_then(tape::number)
-                .and_then(|n| n.as_f64()),
-            level: member("level").and_then(tape::Node::as_str).map(Box::from),
-        }
-    }
-
-    /// The method name, not copied for the methods a long stream repeats.
-    fn method(method: &str) -> std::borrow::Cow<'static, str> {
-        match method {
-            "notifications/progress" => "notifications/progress".into(),
-            "notifications/message" => "notifications/message".into(),
-            other => other.to_string().into(),
-        }
-    }
-}
-
-impl StreamMessage {
-    /// `method` of a notification or request.
-    pub fn method(&self) -> Option<&str> {
-        match &self.digest {
-            Some(d) => Some(&d.method),
-            None => self.value.as_ref()?.get("method")?.as_str(),
-        }
-    }
-
-    fn param(&self, name: &str) -> Option<&Value> {
-        self.value.as_ref()?.get("params")?.get(name)
-    }
-
-    /// `params.progressToken`.
-    pub fn progress_token(&self) -> Option<&Value> {
-        match &self.digest {
-            Some(d) => d.progress_token.as_ref(),
-            None => self.param("progressToken"),
-        }
-    }
-
-    /// `params.progress`, as a double.
-    pub fn progress(&self) -> Option<f64> {
-        match &self.digest {
-            Some(d) => d.progress,
-            None => self.param("progress").and_then(Value::as_f64),
-        }
-    }
-
-    /// `params.level`, when a string.
-    pub fn level(&self) -> Option<&str> {
-        match &self.digest {
-            Some(d) => d.level.as_deref(),
-            None => self.param("level").and_then(Value::as_str),
-        }
-    }
-}
-
-impl Stream {
-    /// The final response message.
-    pub fn final_message(&self) -> Option<&StreamMessage> {
-        self.messages.get(self.final_index?)
-    }
-
-    /// Messages before the final response (all of them when there is none).
-    pub fn before_final(&self) -> &[StreamMessage] {
-        &self.messages[..self.final_index.unwrap_or(self.messages.len())]
-    }
-
-    /// Messages after the final response.
-    pub fn after_final(&self) -> &[StreamMessage] {
-        match self.final_index {
-            Some(i) => &self.messages[i + 1..],
-            None => &[],
-        }
-    }
 }
 
 /// Facts about the request as recorded.
@@ -373,20 +186,6 @@ impl<'x> RequestFacts<'x> {
     }
 }
 
-/// Whether the schemas a stream is judged under accept a notification (its method, the
-/// message): see [`Analysis::judged`].
-pub type Accepted<'a> = &'a dyn Fn(&str, Candidate<'_, '_>) -> bool;
-
-/// A stream notification put to [`Accepted`].
-#[derive(Clone, Copy, Debug)]
-pub enum Candidate<'t, 'a> {
-    /// Read onto a tape, no `Value` built: `true` is final (every schema accepts it), `false`
-    /// only means "not decided on the tape", and the message is then put again as a `Value`.
-    Tape(tape::Node<'t, 'a>),
-    /// Parsed: the answer is final.
-    Value(&'t Value),
-}
-
 /// The analysed exchange.
 #[derive(Debug)]
 pub struct Analysis<'x> {
@@ -407,6 +206,8 @@ pub struct Analysis<'x> {
     value: OnceLock<Value>,
     /// The deepest nesting of the JSON read, when deeper than `serde_json`'s limit (else 0).
     depth: usize,
+    /// A stdio exchange's output, read line by line (its response, if any, is the body).
+    stdio: Option<Box<StdioRead>>,
 }
 
 impl<'x> Analysis<'x> {
@@ -429,7 +230,7 @@ impl<'x> Analysis<'x> {
     /// validates under each of them (true too where a revision defines no such method). A
     /// notification accepted as read keeps only its [`Digest`], so that a long stream is held
     /// as a few members per message rather than as every message's tree; the checks read the
-    /// same members either way. A notification is first read onto a [`tape`] and put to
+    /// same members either way. A notification is first read onto a [`tape`](crate::wire::tape) and put to
     /// `accepted` as it is there: one accepted that way never has its `Value` built.
     pub fn judged(ex: &'x Exchange, accepted: Accepted<'_>) -> Analysis<'x> {
         Self::read(ex, Some(accepted), true)
@@ -438,7 +239,20 @@ impl<'x> Analysis<'x> {
     fn read(ex: &'x Exchange, accepted: Option<Accepted<'_>>, on_tape: bool) -> Analysis<'x> {
         let req = RequestFacts::of(ex);
         let media = Media::parse(ex.response_headers.get("Content-Type"));
-        let read = read_body(ex, &media, req.id, accepted, on_tape);
+        let (read, stdio) = match &ex.stdio {
+            // Over stdio the response is a line (or the lines of a pretty-printed message) of
+            // the output, read as a JSON body is.
+            Some(s) => {
+                let (lines, deepest) = crate::wire::stdio::read::read(&s.stdout, req.id, accepted);
+                let mut read = match &lines.frame {
+                    Some(r) => read_json(&s.stdout[r.clone()], on_tape),
+                    None => Read::bare(Body::Empty, 0),
+                };
+                read.depth = read.depth.max(deepest);
+                (read, Some(Box::new(lines)))
+            }
+            None => (read_body(ex, &media, req.id, accepted, on_tape), None),
+        };
         Analysis {
             ex,
             req,
@@ -448,7 +262,40 @@ impl<'x> Analysis<'x> {
             tape: read.tape,
             value: read.value.map(OnceLock::from).unwrap_or_default(),
             depth: read.depth,
+            stdio,
         }
+    }
+
+    /// A stdio exchange's output, read line by line.
+    pub fn stdio(&self) -> Option<&StdioRead> {
+        self.stdio.as_deref()
+    }
+
+    /// The bytes the body was read from: the HTTP body, or over stdio the line(s) of the
+    /// response (empty when there is none).
+    pub fn body_bytes(&self) -> &'x [u8] {
+        match (
+            &self.ex.stdio,
+            self.stdio.as_ref().and_then(|r| r.frame.clone()),
+        ) {
+            (Some(s), Some(frame)) => &s.stdout[frame],
+            (Some(_), None) => &[],
+            (None, _) => &self.ex.body,
+        }
+    }
+
+    /// How the answer came, for messages: `HTTP 200`, or `over stdio`.
+    pub fn how_answered(&self) -> String {
+        match self.stdio {
+            Some(_) => "over stdio".to_string(),
+            None => format!("HTTP {}", self.ex.status),
+        }
+    }
+
+    /// Whether the transport delivered an answer to read as the response: a 2xx HTTP status,
+    /// or, over stdio (which has no status), always.
+    pub fn delivered(&self) -> bool {
+        self.stdio.is_some() || self.is_2xx()
     }
 
     /// How deep the JSON read nests, when deeper than `serde_json`'s recursion limit (0
@@ -513,7 +360,7 @@ impl<'x> Analysis<'x> {
             }
             _ => return None,
         };
-        (self.is_2xx() || looks_like_jsonrpc(obj)).then_some(obj)
+        (self.delivered() || looks_like_jsonrpc(obj)).then_some(obj)
     }
 
     /// The response message as a parsed value (built on first use from a body read onto a
@@ -544,9 +391,13 @@ impl<'x> Analysis<'x> {
         }
     }
 
-    /// The SSE event the response message came from, for locating findings.
+    /// The SSE event the response message came from (over stdio, the index of its first
+    /// line), for locating findings.
     pub fn message_event(&self) -> Option<usize> {
-        self.stream()?.final_message().map(|m| m.event)
+        match &self.stdio {
+            Some(r) => r.final_message().map(|m| m.event),
+            None => self.stream()?.final_message().map(|m| m.event),
+        }
     }
 
     /// Whether the body is read as JSON (JSON media, or JSON-looking text without a type).
@@ -619,7 +470,7 @@ fn read_body<'x>(
         // stream and stays quiet until the connection ends has started an answer, not sent an
         // empty body.
         Media::EventStream => {
-            let (stream, depth) = read_stream(bytes, request_id, accepted);
+            let (stream, depth) = crate::wire::stream::read_stream(bytes, request_id, accepted);
             return Read::bare(Body::Stream(Box::new(stream)), depth);
         }
         _ if bytes.is_empty() => return Read::bare(Body::Empty, 0),
@@ -632,6 +483,12 @@ fn read_body<'x>(
     if !json {
         return Read::bare(Body::Opaque, 0);
     }
+    read_json(bytes, on_tape)
+}
+
+/// Reads bytes that should be one JSON document: onto a tape where the tape reads them, else
+/// parsed.
+fn read_json(bytes: &[u8], on_tape: bool) -> Read<'_> {
     // Validating UTF-8 up front (a fast scan) lets serde_json read a `&str`, which is cheaper
     // than reading bytes and checking every string, and tells bad encoding from bad syntax.
     let text = match crate::wire::utf8::text(bytes) {
@@ -660,213 +517,5 @@ fn read_body<'x>(
     }
 }
 
-fn json_error(text: &str, e: &serde_json::Error, to_body: impl Fn(usize) -> usize) -> JsonError {
-    JsonError {
-        line: e.line(),
-        column: e.column(),
-        offset: to_body(offset_of(text, e.line(), e.column())),
-        message: e.to_string(),
-    }
-}
-
 /// JSON-RPC id equality, kept here for callers of this module: numbers by exact value.
 pub use crate::wire::number::ids_equal;
-
-fn read_stream(
-    bytes: &[u8],
-    request_id: Option<&Value>,
-    accepted: Option<Accepted<'_>>,
-) -> (Stream, usize) {
-    let mut reader = StreamReader {
-        request_id,
-        accepted,
-        messages: Vec::new(),
-        final_index: None,
-        deepest: 0,
-        first_event_start: None,
-        event_ids: Vec::new(),
-        final_data: None,
-        last_data: None,
-    };
-    // Each event is read as it is dispatched, then let go: a long stream is never held as its
-    // body, all of its events and all of its messages at once.
-    let parsed = crate::wire::sse::parse_each(bytes, |ev| reader.take(ev));
-    let StreamReader {
-        mut messages,
-        mut final_index,
-        deepest,
-        first_event_start,
-        event_ids,
-        mut final_data,
-        last_data,
-        ..
-    } = reader;
-    let final_matches = final_index.is_some();
-    if final_index.is_none() && parsed.tail.is_none() {
-        // The same bytes as a JSON body would be judged as the response: so is the message that
-        // ends the stream where the response belongs.
-        final_index = messages
-            .last()
-            .filter(|m| matches!(m.kind, MessageKind::Response | MessageKind::Other))
-            .map(|_| messages.len() - 1);
-        if final_index.is_some() {
-            final_data = last_data;
-        }
-    }
-    messages.shrink_to_fit();
-    let stream = Stream {
-        parsed,
-        first_event_start,
-        event_ids,
-        final_data,
-        messages,
-        final_index,
-        final_matches,
-    };
-    (stream, deepest)
-}
-
-/// Reads a stream's events into messages as they are dispatched.
-struct StreamReader<'r> {
-    request_id: Option<&'r Value>,
-    accepted: Option<Accepted<'r>>,
-    messages: Vec<StreamMessage>,
-    final_index: Option<usize>,
-    deepest: usize,
-    first_event_start: Option<usize>,
-    event_ids: Vec<(usize, usize, String)>,
-    /// The data of the event of the response with the request's id.
-    final_data: Option<String>,
-    /// The data of the last event read (the response by default when no id matches).
-    last_data: Option<String>,
-}
-
-impl StreamReader<'_> {
-    /// Reads the next event; keeps its data only while it may be the response's.
-    fn take(&mut self, ev: crate::wire::sse::Event) {
-        self.first_event_start.get_or_insert(ev.start);
-        if ev.id_field && !ev.last_event_id.is_empty() {
-            self.event_ids
-                .push((ev.start, ev.index, ev.last_event_id.clone()));
-        }
-        let at = self.messages.len();
-        let message = self.read(&ev);
-        self.messages.push(message);
-        if self.final_index == Some(at) {
-            self.final_data = Some(ev.data);
-            self.last_data = None;
-        } else {
-            self.last_data = Some(ev.data);
-        }
-    }
-
-    /// The digest of a notification that every schema accepts on its tape, without building
-    /// its `Value`; `None` leaves the event to be parsed (a response, a request, anything not
-    /// read onto a tape, a notification not accepted there). What is decided here is what the
-    /// parsed path decides: the message is an object with `method` and without `result`,
-    /// `error` or `id`, its method a string, accepted, and nested within `serde_json`'s limit.
-    fn accepted_on_tape(&self, ev: &crate::wire::sse::Event) -> Option<Digest> {
-        let accepted = self.accepted?;
-        // A response names `result` or `error`: parse it straight away.
-        if ev.invalid_utf8_at().is_some()
-            || ev.data.contains("\"result\"")
-            || ev.data.contains("\"error\"")
-        {
-            return None;
-        }
-        let t = Tape::read(&ev.data)?;
-        let root = t.root();
-        // One pass over the members (none unless an object): a notification names a method
-        // and no result, error or id.
-        let mut method = None;
-        for (k, v) in root.members() {
-            match k {
-                "result" | "error" | "id" => return None,
-                "method" => method = Some(v),
-                _ => {}
-            }
-        }
-        let method = method?.as_str()?;
-        accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
-    }
-
-    fn read(&mut self, ev: &crate::wire::sse::Event) -> StreamMessage {
-        if let Some(digest) = self.accepted_on_tape(ev) {
-            return StreamMessage {
-                event: ev.index,
-                kind: MessageKind::Notification,
-                value: None,
-                digest: Some(Box::new(digest)),
-            };
-        }
-        let parsed_data = match ev.invalid_utf8_at() {
-            Some(offset) => Err(MessageKind::NotUtf8 { offset }),
-            None => deep::parse(&ev.data).map_err(|e| match e {
-                JsonFailure::Syntax(e) => {
-                    MessageKind::BadJson(Box::new(json_error(&ev.data, &e, |o| ev.input_offset(o))))
-                }
-                JsonFailure::TooDeep { offset } => MessageKind::TooDeep {
-                    offset: ev.input_offset(offset),
-                },
-            }),
-        };
-        let (kind, value, depth) = match parsed_data {
-            Ok((v, depth)) => {
-                self.deepest = self.deepest.max(depth);
-                let kind = match v.as_object() {
-                    Some(o) if o.contains_key("result") || o.contains_key("error") => {
-                        MessageKind::Response
-                    }
-                    Some(o) if o.contains_key("method") && o.contains_key("id") => {
-                        MessageKind::Request
-                    }
-                    Some(o) if o.contains_key("method") => MessageKind::Notification,
-                    _ => MessageKind::Other,
-                };
-                (kind, Some(v), depth)
-            }
-            Err(kind) => (kind, None, 0),
-        };
-        if self.final_index.is_none() && matches!(kind, MessageKind::Response) {
-            let id = value.as_ref().and_then(|v| v.get("id"));
-            let matches = match (self.request_id, id) {
-                (None, _) => true,
-                (Some(want), Some(got)) => ids_equal(want, got),
-                (Some(_), None) => false,
-            };
-            if matches {
-                self.final_index = Some(self.messages.len());
-            }
-        }
-        // A notification the schemas accept keeps only what the checks read of it. One nested
-        // past serde_json's limit is kept whole: it is walked and dropped on a grown stack.
-        let (value, digest) = match (self.accepted, &kind, value) {
-            (Some(accepted), MessageKind::Notification, Some(v)) if depth == 0 => {
-                match v.get("method").and_then(Value::as_str) {
-                    Some(method) if accepted(method, Candidate::Value(&v)) => {
-                        (None, Some(Box::new(Digest::of(method, &v))))
-                    }
-                    _ => (Some(v), None),
-                }
-            }
-            (_, _, value) => (value, None),
-        };
-        StreamMessage {
-            event: ev.index,
-            kind,
-            value,
-            digest,
-        }
-    }
-}
-
-fn offset_of(text: &str, line: usize, column: usize) -> usize {
-    let mut offset = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            return (offset + column.saturating_sub(1)).min(text.len());
-        }
-        offset += l.len();
-    }
-    text.len()
-}

@@ -1,7 +1,9 @@
-//! The exchange the engine judges (one HTTP request/response pair) and its file format.
+//! The exchange the engine judges (one request and what answered it: an HTTP response, or what a
+//! stdio server wrote) and its file format.
 //!
-//! The file format is documented in the README and published as a JSON Schema generated from
-//! the types below (`schemas/exchange.schema.json`); a test fails if the two drift apart.
+//! The file format is documented in the README (the stdio variant in `docs/stdio.md`) and
+//! published as a JSON Schema generated from the types below (`schemas/exchange.schema.json`);
+//! a test fails if the two drift apart.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -13,6 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
+use crate::wire::stdio::{ExitStatus, RecordedStdio, Stdio, StdioEnd};
 
 /// HTTP header fields in the order received. Names compare case-insensitively.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -303,12 +306,25 @@ pub struct Expectation {
     pub absent: Vec<String>,
 }
 
+/// The transport an exchange was recorded over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportName {
+    /// Streamable HTTP: `request` with headers, `response` with status, headers and body.
+    #[default]
+    Http,
+    /// stdio: `request` (the message the client wrote as a line) and `stdio` (what the server
+    /// wrote on stdout and stderr, and how it ended).
+    Stdio,
+}
+
 /// An exchange file: the recorded exchange plus optional metadata and expectations.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(
     title = "mcp-verdict exchange",
-    description = "One recorded MCP tools/call exchange (HTTP request and response) for mcp-verdict to judge, with optional expectations per protocol revision."
+    description = "One recorded MCP tools/call exchange (an HTTP request and response, or a request line and what a stdio server wrote) for mcp-verdict to judge, with optional expectations per protocol revision.",
+    transform = transport_variants
 )]
 pub struct ExchangeFile {
     /// Optional JSON Schema reference for editors.
@@ -323,11 +339,18 @@ pub struct ExchangeFile {
     /// The revision(s) to judge under when the command line does not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<ProtocolField>,
-    /// The request as sent.
+    /// The transport: `http` (the default), or `stdio` (the default when `stdio` is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<TransportName>,
+    /// The request as sent (over stdio: `body` only, the message the client wrote as a line).
     #[serde(default)]
     pub request: RecordedRequest,
-    /// The response as received.
-    pub response: RecordedResponse,
+    /// The HTTP response as received (an HTTP exchange).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<RecordedResponse>,
+    /// What the client wrote and the server wrote back over stdio (a stdio exchange).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stdio: Option<RecordedStdio>,
     /// The tool's definition from `tools/list`, if known (enables output-schema checks and
     /// replay-safety advice).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -375,9 +398,34 @@ pub struct Exchange {
     pub retry: Option<RecordedRetry>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
+    /// A stdio exchange: what the client wrote and the server wrote back. The HTTP fields
+    /// (`status`, `response_headers`, `body`, `end`) are then unused: status 0, no headers, no
+    /// body, `complete`.
+    pub stdio: Option<Box<Stdio>>,
 }
 
 impl Exchange {
+    /// Starts building a stdio exchange from what the server wrote on stdout from the request
+    /// line on (set the request with [`ExchangeBuilder::request`]; the line the client wrote
+    /// is its compact JSON and a newline unless [`ExchangeBuilder::stdin`] says otherwise).
+    pub fn stdio(stdout: impl Into<Vec<u8>>) -> ExchangeBuilder {
+        let mut ex = Exchange::new(None, 0, Headers::default(), Vec::new());
+        ex.stdio = Some(Box::new(Stdio {
+            stdout: stdout.into(),
+            ..Stdio::default()
+        }));
+        ExchangeBuilder { ex }
+    }
+
+    /// The transport the exchange was recorded over.
+    pub fn transport(&self) -> TransportName {
+        if self.stdio.is_some() {
+            TransportName::Stdio
+        } else {
+            TransportName::Http
+        }
+    }
+
     /// Starts building an exchange from its response: status, header fields and body bytes.
     pub fn builder(status: u16, headers: Headers, body: impl Into<Vec<u8>>) -> ExchangeBuilder {
         ExchangeBuilder {
@@ -402,6 +450,7 @@ impl Exchange {
             session: None,
             retry: None,
             protocol: None,
+            stdio: None,
         }
     }
 }
@@ -487,8 +536,49 @@ impl ExchangeBuilder {
         self
     }
 
+    /// The line the client wrote to stdin for the request, exactly, newline included (a stdio
+    /// exchange; without it, the request's compact JSON and a newline).
+    pub fn stdin(mut self, line: impl Into<Vec<u8>>) -> Self {
+        self.stdio_mut().stdin = line.into();
+        self
+    }
+
+    /// What the server wrote on stderr (a stdio exchange).
+    pub fn stderr(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdio_mut().stderr = Some(bytes.into());
+        self
+    }
+
+    /// What stopped the recording of stdout (a stdio exchange; default: the response was read).
+    pub fn stdio_end(mut self, end: StdioEnd) -> Self {
+        self.stdio_mut().end = end;
+        self
+    }
+
+    /// How the server process ended (a stdio exchange).
+    pub fn exit(mut self, status: ExitStatus) -> Self {
+        self.stdio_mut().exit = Some(status);
+        self
+    }
+
+    /// The byte offset in stdout at which the client wrote `notifications/cancelled` for the
+    /// request (a stdio exchange).
+    pub fn cancelled_at(mut self, offset: usize) -> Self {
+        self.stdio_mut().cancelled_at = Some(offset);
+        self
+    }
+
+    fn stdio_mut(&mut self) -> &mut Stdio {
+        self.ex.stdio.get_or_insert_with(Box::default)
+    }
+
     /// The exchange.
-    pub fn build(self) -> Exchange {
+    pub fn build(mut self) -> Exchange {
+        if let (Some(s), Some(body)) = (self.ex.stdio.as_mut(), &self.ex.request.body)
+            && s.stdin.is_empty()
+        {
+            s.stdin = crate::wire::stdio::record::default_line(body);
+        }
         self.ex
     }
 }
@@ -570,7 +660,7 @@ impl ExchangeFile {
             &bytes[end..],
         );
         let mut file: ExchangeFile = serde_json::from_reader(rest).ok()?;
-        file.response.body = Some(body);
+        file.response.as_mut()?.body = Some(body);
         Some(file)
     }
 
@@ -664,7 +754,76 @@ impl ExchangeFile {
             })?;
             self.request.body = Some(parsed);
         }
-        let r = self.response;
+        let stdio = match (self.transport, self.stdio, self.response) {
+            (Some(TransportName::Http) | None, None, Some(r)) => {
+                return Self::http_exchange(
+                    r,
+                    Exchange {
+                        name: self.name,
+                        request: self.request,
+                        status: 0,
+                        response_headers: Headers::default(),
+                        body: Vec::new(),
+                        end: BodyEnd::Complete,
+                        tool: self.tool,
+                        initialize: self.initialize,
+                        session: self.session,
+                        retry: self.retry,
+                        protocol: self.protocol.as_ref().map(ProtocolField::revisions),
+                        stdio: None,
+                    },
+                );
+            }
+            (Some(TransportName::Stdio) | None, Some(s), None) => s,
+            (_, Some(_), Some(_)) => {
+                return Err(whole(
+                    "give `response` (an HTTP exchange) or `stdio` (a stdio exchange), not both",
+                ));
+            }
+            (Some(TransportName::Http), Some(_), None) => {
+                return Err(whole(
+                    "`transport` is `http` but the file gives `stdio`; an HTTP exchange gives `response`, a stdio exchange `\"transport\": \"stdio\"` and `stdio`",
+                ));
+            }
+            (Some(TransportName::Stdio), None, _) => {
+                return Err(whole(
+                    "`transport` is `stdio`: give what the server wrote as `stdio` (e.g. `\"stdio\": {\"stdout\": \"...\"}`), not `response`",
+                ));
+            }
+            (Some(TransportName::Http) | None, None, None) => {
+                return Err(whole(
+                    "missing field `response` (an HTTP exchange: status, headers, body) or `stdio` (a stdio exchange: what the server wrote on stdout)",
+                ));
+            }
+        };
+        if !self.request.headers.is_empty()
+            || self.request.method.is_some()
+            || self.request.url.is_some()
+        {
+            return Err(whole(
+                "a stdio exchange has no HTTP request line or headers: give only `request.body` (protocol metadata travels in its `_meta`)",
+            ));
+        }
+        if self.session.is_some() {
+            return Err(whole(
+                "a stdio exchange has no HTTP session: leave out `session` (the process is the session)",
+            ));
+        }
+        let (stdio, body) = stdio.decode(self.request.body.take()).map_err(whole)?;
+        self.request.body = body;
+        let mut ex = Exchange::new(None, 0, Headers::default(), Vec::new());
+        ex.name = self.name;
+        ex.request = self.request;
+        ex.tool = self.tool;
+        ex.initialize = self.initialize;
+        ex.retry = self.retry;
+        ex.protocol = self.protocol.as_ref().map(ProtocolField::revisions);
+        ex.stdio = Some(Box::new(stdio));
+        Ok(ex)
+    }
+
+    /// Fills an HTTP exchange's response side from the file's `response`.
+    fn http_exchange(r: RecordedResponse, mut ex: Exchange) -> Result<Exchange, ExchangeError> {
         let given = [
             r.body.is_some(),
             r.body_base64.is_some(),
@@ -674,42 +833,28 @@ impl ExchangeFile {
         .filter(|g| **g)
         .count();
         if given > 1 {
-            return Err(ExchangeError {
-                line: None,
-                column: None,
-                message: "response: give only one of `body`, `body_base64` and `body_json`".into(),
-            });
+            return Err(whole(
+                "response: give only one of `body`, `body_base64` and `body_json`",
+            ));
         }
         let body = if let Some(text) = r.body {
             text.into_bytes()
         } else if let Some(b64) = &r.body_base64 {
             base64::engine::general_purpose::STANDARD
                 .decode(b64.trim())
-                .map_err(|e| ExchangeError {
-                    line: None,
-                    column: None,
-                    message: format!(
-                        "response.body_base64 is not valid base64 ({e}); encode the raw body bytes with the standard alphabet"
-                    ),
-                })?
+                .map_err(|e| whole(format!(
+                    "response.body_base64 is not valid base64 ({e}); encode the raw body bytes with the standard alphabet"
+                )))?
         } else if let Some(json) = &r.body_json {
             serde_json::to_vec(json).expect("serializing a JSON value cannot fail")
         } else {
             Vec::new()
         };
-        Ok(Exchange {
-            name: self.name,
-            request: self.request,
-            status: r.status,
-            response_headers: r.headers,
-            body,
-            end: r.end,
-            tool: self.tool,
-            initialize: self.initialize,
-            session: self.session,
-            retry: self.retry,
-            protocol: self.protocol.as_ref().map(ProtocolField::revisions),
-        })
+        ex.status = r.status;
+        ex.response_headers = r.headers;
+        ex.body = body;
+        ex.end = r.end;
+        Ok(ex)
     }
 
     /// The expectation for a revision: its own entry, else the `all` entry.
@@ -729,6 +874,41 @@ impl ExchangeFile {
     }
 }
 
+/// An error about the file as a whole (no position to name).
+fn whole(message: impl Into<String>) -> ExchangeError {
+    ExchangeError {
+        line: None,
+        column: None,
+        message: message.into(),
+    }
+}
+
+/// Says in the published schema which members each transport needs: `response` for HTTP (the
+/// default), `stdio` for stdio, never both.
+fn transport_variants(schema: &mut schemars::Schema) {
+    let stdio = serde_json::json!({
+        "anyOf": [
+            {"required": ["transport"], "properties": {"transport": {"const": "stdio"}}},
+            {"required": ["stdio"]}
+        ]
+    });
+    schema.insert(
+        "if".into(),
+        serde_json::json!({"not": {"anyOf": [
+            {"required": ["transport"], "properties": {"transport": {"const": "http"}}},
+            {"not": stdio}
+        ]}}),
+    );
+    schema.insert(
+        "then".into(),
+        serde_json::json!({"required": ["stdio"], "not": {"required": ["response"]}}),
+    );
+    schema.insert(
+        "else".into(),
+        serde_json::json!({"required": ["response"], "not": {"required": ["stdio"]}}),
+    );
+}
+
 /// The JSON Schema of the exchange file format, as published in `schemas/exchange.schema.json`.
 pub fn exchange_json_schema() -> Value {
     let schema = schemars::schema_for!(ExchangeFile);
@@ -745,7 +925,7 @@ mod tests {
             r#"{"response":{"status":200,"headers":{"Content-Type":"application/json","Set-Cookie":["a=1","b=2"]}}}"#,
         )
         .unwrap();
-        let h = &f.response.headers;
+        let h = &f.response.as_ref().unwrap().headers;
         assert_eq!(h.get("content-type"), Some("application/json"));
         assert_eq!(h.get_all("set-cookie").collect::<Vec<_>>(), ["a=1", "b=2"]);
         let round = serde_json::to_value(h).unwrap();

@@ -1,5 +1,6 @@
 //! The wire: the recorded exchange and its file format, and the revision-independent reading
-//! of its bytes (media type, UTF-8, JSON, SSE events, repeated keys).
+//! of its bytes (media type, UTF-8, JSON, repeated keys), with the transport bindings beside
+//! each other: HTTP bodies and SSE events, stdio lines.
 
 pub mod analysis;
 pub mod auth;
@@ -9,9 +10,12 @@ pub mod hints;
 pub(crate) mod jsondup;
 pub mod jsonref;
 pub(crate) mod jsonstr;
+pub mod message;
 pub mod number;
 pub mod origin;
 pub mod sse;
+pub mod stdio;
+pub mod stream;
 pub mod tape;
 pub(crate) mod utf8;
 

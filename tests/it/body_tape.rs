@@ -134,6 +134,8 @@ proptest! {
         set in 0..SETS.len(),
     ) {
         let (path, ex) = &TAPED[pick % TAPED.len()];
+        // A stdio exchange's response is a line of its output, not a body to mutate.
+        prop_assume!(ex.stdio.is_none());
         let mut v: Value = serde_json::from_slice(&ex.body).unwrap();
         for (at, op, with) in steps {
             crate::fast_schema::mutate(&mut v, at, op, with);

@@ -61,5 +61,6 @@ mod serve_verdicts;
 mod spec_inventory;
 mod sse_props;
 mod sse_twins;
+mod stdio_twins;
 mod stream_digest;
 mod verdict_bytes;

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use mcp_verdict::ExchangeFile;
 use serde_json::Value;
 
 use crate::support::corpus::fixture_files;
@@ -37,6 +38,54 @@ fn exchange_schema_is_current() {
         "exchange.schema.json",
         mcp_verdict::wire::exchange::exchange_json_schema(),
     );
+}
+
+#[test]
+fn stdio_transcript_entry_schema_is_current() {
+    check(
+        "stdio-transcript-entry.schema.json",
+        mcp_verdict::wire::stdio::transcript::entry_json_schema(),
+    );
+}
+
+/// The exchange schema says which members each transport needs, as the reader does.
+#[test]
+fn the_exchange_schema_tells_the_transports_apart() {
+    let schema = mcp_verdict::wire::exchange::exchange_json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let response = serde_json::json!({"status": 200});
+    let stdio = serde_json::json!({"stdout": "{}\n"});
+    for (file, valid) in [
+        (serde_json::json!({"response": response}), true),
+        (serde_json::json!({"stdio": stdio}), true),
+        (
+            serde_json::json!({"transport": "stdio", "stdio": stdio}),
+            true,
+        ),
+        (
+            serde_json::json!({"transport": "http", "response": response}),
+            true,
+        ),
+        (serde_json::json!({}), false),
+        (serde_json::json!({"transport": "stdio"}), false),
+        (
+            serde_json::json!({"transport": "stdio", "response": response}),
+            false,
+        ),
+        (
+            serde_json::json!({"transport": "http", "stdio": stdio}),
+            false,
+        ),
+        (
+            serde_json::json!({"response": response, "stdio": stdio}),
+            false,
+        ),
+    ] {
+        assert_eq!(validator.is_valid(&file), valid, "{file}");
+        let read = ExchangeFile::from_slice(file.to_string().as_bytes())
+            .and_then(ExchangeFile::into_exchange);
+        assert_eq!(read.is_ok(), valid, "{file}: {read:?}");
+    }
 }
 
 #[test]

@@ -7,14 +7,12 @@
 //! stream such a message is one the server may send before its response, so the stream then
 //! ended before the response, which is not what the same object as a whole body means.
 
-use std::collections::BTreeSet;
-
-use mcp_verdict::wire::analysis::Media;
-use mcp_verdict::{BodyEnd, Exchange, ExchangeFile, Headers, Verdict};
+use mcp_verdict::{BodyEnd, Exchange, ExchangeFile, Headers};
 use serde_json::Value;
 
 use crate::support::corpus::fixture_files;
 use crate::support::judge::judge_under;
+use crate::support::twins::{differences, has_json_body_twin};
 
 /// Rules about the framing itself: they exist for JSON bodies or for event streams only.
 fn framing_only(rule: &str) -> bool {
@@ -64,18 +62,7 @@ fn sse_twin_body(body: &[u8], end: BodyEnd) -> Vec<u8> {
 
 /// The exchange with its JSON body sent as an event stream; `None` when it has no twin.
 fn twin(ex: &Exchange) -> Option<Exchange> {
-    if !(200..300).contains(&ex.status)
-        || ex.body.is_empty()
-        || Media::parse(ex.response_headers.get("Content-Type")) != Media::Json
-    {
-        return None;
-    }
-    if serde_json::from_slice::<Value>(&ex.body)
-        .ok()
-        .as_ref()
-        .and_then(Value::as_object)
-        .is_some_and(|o| o.contains_key("method"))
-    {
+    if !has_json_body_twin(ex) {
         return None;
     }
     let mut headers = Headers::new(
@@ -94,14 +81,6 @@ fn twin(ex: &Exchange) -> Option<Exchange> {
     Some(t)
 }
 
-fn findings(v: &Verdict<'_>) -> BTreeSet<(String, String, String)> {
-    v.findings
-        .iter()
-        .filter(|f| !framing_only(&f.rule.id))
-        .map(|f| (f.rule.id.clone(), f.severity.to_string(), f.pointer.clone()))
-        .collect()
-}
-
 #[test]
 fn every_json_body_fixture_gets_the_same_verdict_as_its_sse_twin() {
     let mut twins = 0;
@@ -117,22 +96,12 @@ fn every_json_body_fixture_gets_the_same_verdict_as_its_sse_twin() {
         let (a, b) = (judge_under(&ex, &revs), judge_under(&t, &revs));
         for (va, vb) in a.verdicts.iter().zip(&b.verdicts) {
             let name = format!("{} [{}]", path.display(), va.protocol);
-            if va.outcome != vb.outcome {
-                problems.push(format!(
-                    "{name}: JSON body {} but SSE twin {} ({})",
-                    va.outcome,
-                    vb.outcome,
-                    vb.summary()
-                ));
-            }
-            let (fa, fb) = (findings(va), findings(vb));
-            if fa != fb {
-                problems.push(format!(
-                    "{name}: findings differ\n    JSON only: {:?}\n    SSE only:  {:?}",
-                    fa.difference(&fb).collect::<Vec<_>>(),
-                    fb.difference(&fa).collect::<Vec<_>>()
-                ));
-            }
+            problems.extend(differences(
+                &name,
+                (va, "JSON body"),
+                (vb, "SSE twin"),
+                framing_only,
+            ));
         }
     }
     assert!(twins >= 100, "only {twins} JSON-body fixtures found");

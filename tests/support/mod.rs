@@ -14,3 +14,4 @@ pub mod spec_page;
 pub mod synth;
 pub mod temp;
 pub mod tools;
+pub mod twins;

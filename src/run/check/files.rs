@@ -460,13 +460,16 @@ fn prepare(
     // body is held once.
     let given = BodyGiven::of(&file);
     let mut file = file;
-    let body = file.response.body.take();
-    let body_base64 = file.response.body_base64.take();
-    let body_json = file.response.body_json.take();
+    let taken = file
+        .response
+        .as_mut()
+        .map(|r| (r.body.take(), r.body_base64.take(), r.body_json.take()));
     let mut whole = file.clone();
-    whole.response.body = body;
-    whole.response.body_base64 = body_base64;
-    whole.response.body_json = body_json;
+    if let (Some(r), Some((body, body_base64, body_json))) = (whole.response.as_mut(), taken) {
+        r.body = body;
+        r.body_base64 = body_base64;
+        r.body_json = body_json;
+    }
     let ex = match whole.into_exchange() {
         Ok(x) => x,
         Err(e) => {
@@ -709,7 +712,9 @@ enum BodyGiven {
 
 impl BodyGiven {
     fn of(file: &ExchangeFile) -> BodyGiven {
-        let r = &file.response;
+        let Some(r) = &file.response else {
+            return BodyGiven::None;
+        };
         if r.body.is_some() {
             BodyGiven::Text
         } else if r.body_json.is_some() {

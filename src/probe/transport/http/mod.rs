@@ -183,6 +183,7 @@ impl HttpTransport {
             session: None,
             retry: None,
             protocol: Some(vec![self.p]),
+            stdio: None,
         }
     }
 }
