@@ -157,7 +157,9 @@ pub fn advise(verdict: &Verdict<'_>, policy: &RetryPolicy) -> RetryAdvice {
                 a.replay = true;
                 a.new_request_id = true;
                 a.backoff_ms = policy.schedule();
-                a.detail = "the request was lost with its stream and the call is safe to replay: re-issue it as a new request with a new id".into();
+                a.detail = format!(
+                    "{detail}; the call is safe to replay: re-issue it as a new request with a new id"
+                );
             } else {
                 a.detail = format!("{detail}; do not replay automatically: {why_unsafe}");
             }

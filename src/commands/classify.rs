@@ -1,5 +1,6 @@
-//! `mcp-verdict classify`: one exchange file, every tools/call in a HAR capture (`--har`), or a
-//! stream of exchanges, one per line (`--jsonl`).
+//! `mcp-verdict classify`: one exchange file, every tools/call in a HAR capture (`--har`) or in
+//! a stdio session transcript (`--transcript`), or a stream of exchanges, one per line
+//! (`--jsonl`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -20,20 +21,23 @@ use crate::wire::exchange::ExchangeFile;
 use crate::{inputs, outputs, run};
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("input").required(true).args(["file", "har", "jsonl"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["file", "har", "transcript", "jsonl"])))]
 #[command(after_help = super::exit_help(&[
     (exit::OK, "no verdict carries an error-severity finding"),
     (
         exit::FINDINGS,
-        "a verdict carries one (--har: or a tools/call could not be judged; --jsonl: or a line \
-         could not be judged)",
+        "a verdict carries one (--har, --transcript: or a tools/call could not be judged; \
+         --jsonl: or a line could not be judged)",
     ),
     (exit::USAGE, "usage: bad arguments, or the revision cannot be told (give --protocol)"),
-    (exit::INPUT, "the input cannot be read or is not a valid exchange file or HAR capture"),
+    (
+        exit::INPUT,
+        "the input cannot be read or is not a valid exchange file, HAR capture or transcript",
+    ),
     (
         exit::NOTHING_JUDGED,
-        "--har: no tools/call in the capture could be judged (none recorded, bodies not \
-         recorded, or revisions unknown); stderr says why",
+        "--har, --transcript: no tools/call in the capture could be judged (none recorded, \
+         bodies not recorded, or revisions unknown); stderr says why",
     ),
 ]))]
 pub(crate) struct ClassifyArgs {
@@ -44,6 +48,11 @@ pub(crate) struct ClassifyArgs {
     /// content", mitmproxy, Charles); `-` reads stdin. Other entries are counted by kind.
     #[arg(long, value_name = "FILE", conflicts_with = "file")]
     har: Option<PathBuf>,
+    /// Judge every tools/call in a stdio session transcript (JSON Lines, one entry per line
+    /// either side wrote: docs/stdio.md), each paired with what the server wrote until its
+    /// answer; `-` reads stdin. Other client messages are counted by method.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["file", "har"])]
+    transcript: Option<PathBuf>,
     /// Judge a stream of exchanges, one compact JSON object per line, from FILE or stdin (`-`,
     /// the default). Writes one JSON verdict per line, in input order, using every core.
     #[arg(
@@ -51,7 +60,7 @@ pub(crate) struct ClassifyArgs {
         value_name = "FILE",
         num_args = 0..=1,
         default_missing_value = "-",
-        conflicts_with_all = ["file", "har"]
+        conflicts_with_all = ["file", "har", "transcript"]
     )]
     jsonl: Option<PathBuf>,
     /// Revision(s) to judge under: 2025-11-25, 2026-07-28 or all. Default: the one the recorded
@@ -65,18 +74,18 @@ pub(crate) struct ClassifyArgs {
     #[arg(long, value_name = "DIR")]
     rules: Option<PathBuf>,
     /// With --jsonl: worker threads [default: one per core].
-    #[arg(long, value_name = "N", conflicts_with_all = ["file", "har"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["file", "har", "transcript"])]
     jobs: Option<usize>,
     /// With --jsonl: write a one-line summary to stderr at the end even when stderr is not a
     /// terminal.
-    #[arg(long, conflicts_with_all = ["file", "har"])]
+    #[arg(long, conflicts_with_all = ["file", "har", "transcript"])]
     summary: bool,
     /// With --jsonl: reject lines longer than this many bytes (an error record, the stream goes
     /// on).
     #[arg(
         long,
         value_name = "BYTES",
-        conflicts_with_all = ["file", "har"],
+        conflicts_with_all = ["file", "har", "transcript"],
         default_value_t = stream::DEFAULT_MAX_LINE_BYTES
     )]
     max_line_bytes: usize,
@@ -91,7 +100,7 @@ pub(crate) struct ClassifyArgs {
     /// With --jsonl: one short record per line instead of the full verdict: per revision the
     /// outcome, its layer, the deciding rule, the rules with findings and the count of errors
     /// (schemas/classify-compact.schema.json).
-    #[arg(long, conflicts_with_all = ["file", "har"])]
+    #[arg(long, conflicts_with_all = ["file", "har", "transcript"])]
     compact: bool,
     /// With --jsonl: no progress bar and no summary line on stderr.
     #[arg(short, long, conflicts_with = "summary")]
@@ -116,8 +125,13 @@ pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
     if let Some(path) = &a.har {
         return run_har(&a, path, engine, style);
     }
+    if let Some(path) = &a.transcript {
+        return run_transcript(&a, path, engine, style);
+    }
     let Some(file) = &a.file else {
-        eprintln!("mcp-verdict: classify needs FILE, --har FILE or --jsonl [FILE]");
+        eprintln!(
+            "mcp-verdict: classify needs FILE, --har FILE, --transcript FILE or --jsonl [FILE]"
+        );
         return ExitCode::from(exit::USAGE);
     };
     run_file(&a, file, engine, style)
@@ -138,8 +152,14 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
     let ex = match ExchangeFile::from_slice(&bytes).and_then(ExchangeFile::into_exchange) {
         Ok(x) => x,
         Err(e) => {
+            // A transcript given as an exchange file is named for what it is.
+            let hint = if inputs::transcript::looks_like(&bytes) {
+                "; it looks like a stdio session transcript: judge it with --transcript FILE"
+            } else {
+                ""
+            };
             eprintln!(
-                "mcp-verdict: {}: not a valid exchange file: {}",
+                "mcp-verdict: {}: not a valid exchange file: {}{hint}",
                 safe::text(&label),
                 safe::text(&redact::text(&e.to_string()))
             );
@@ -208,6 +228,55 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
         Format::Json => {
             safe::json(
                 serde_json::to_string_pretty(&outputs::har::view(&report, &label))
+                    .expect("reports serialize"),
+            ) + "\n"
+        }
+    };
+    write_stdout(&text);
+    if let Some(why) = report.summary.nothing_judged() {
+        eprintln!("mcp-verdict: {}: {}", safe::text(&label), safe::text(&why));
+        return ExitCode::from(exit::NOTHING_JUDGED);
+    }
+    ExitCode::from(if report.summary.failed() {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    })
+}
+
+fn run_transcript(
+    a: &ClassifyArgs,
+    path: &Path,
+    engine: &'static Engine,
+    style: Style,
+) -> ExitCode {
+    let Source { label, bytes } = match read_input(path) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let session = match inputs::transcript::read_session(&bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "mcp-verdict: {}: not a valid stdio transcript: {}",
+                safe::text(&label),
+                safe::text(&redact::text(&e.to_string()))
+            );
+            return ExitCode::from(exit::INPUT);
+        }
+    };
+    drop(bytes);
+    let protocols = protocols_of(&a.protocol);
+    let options = Options {
+        protocols: protocols.as_deref(),
+        engine,
+    };
+    let report = run::transcript::judge_capped(&session, &options, a.max_findings_per_rule);
+    let text = match a.format.unwrap_or(Format::Text) {
+        Format::Text => outputs::transcript::text(&report, &label, style),
+        Format::Json => {
+            safe::json(
+                serde_json::to_string_pretty(&outputs::transcript::view(&report, &label))
                     .expect("reports serialize"),
             ) + "\n"
         }

@@ -6,3 +6,4 @@ pub mod corpus;
 pub mod file;
 pub mod har;
 pub mod jsonl;
+pub mod transcript;

@@ -16,6 +16,7 @@ pub mod probe_active;
 pub mod rules;
 pub mod safe;
 mod style;
+pub mod transcript;
 pub mod verdict;
 
 pub use style::{ColorChoice, Style};

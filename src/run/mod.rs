@@ -8,6 +8,7 @@
 pub mod check;
 pub mod har;
 pub mod stream;
+pub mod transcript;
 
 use crate::judge::JudgeError;
 use crate::vocab::Protocol;
@@ -21,6 +22,8 @@ pub enum Origin {
     Har,
     /// A line of a JSON Lines stream.
     Line,
+    /// A call of a stdio session transcript.
+    Transcript,
 }
 
 /// The message for an exchange whose revision cannot be chosen, worded for the command line:
@@ -31,6 +34,9 @@ pub fn revision_message(e: &JudgeError, origin: Origin) -> String {
             let and = match origin {
                 Origin::File => " (or set \"protocol\" in the exchange file)",
                 Origin::Line => " (or set \"protocol\" in the line's exchange)",
+                Origin::Transcript => {
+                    " (or record the session from its initialize, whose answer names the revision)"
+                }
                 Origin::Har => "",
             };
             format!(

@@ -63,4 +63,5 @@ mod sse_props;
 mod sse_twins;
 mod stdio_twins;
 mod stream_digest;
+mod transcript_cli;
 mod verdict_bytes;

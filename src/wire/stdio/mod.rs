@@ -64,7 +64,9 @@
 //! Stop reading at the response ([`StdioEnd::Response`]), at end of file ([`StdioEnd::Eof`]),
 //! when the process exits ([`StdioEnd::Exit`], with its [`ExitStatus`]), or when giving up
 //! ([`StdioEnd::Timeout`]); record stderr with [`crate::ExchangeBuilder::stderr`]. To keep the
-//! session, write every line to a [`transcript::TranscriptWriter`] as it passes.
+//! session, write every line to a [`transcript::TranscriptWriter`] as it passes; `classify
+//! --transcript` judges every `tools/call` in such a transcript
+//! ([`crate::inputs::transcript`] pairs each with its answer).
 
 pub mod read;
 pub mod record;
