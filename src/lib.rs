@@ -61,6 +61,7 @@ pub(crate) mod checks;
 pub mod clients;
 #[cfg(feature = "cli")]
 pub mod commands;
+pub mod config;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod inputs;

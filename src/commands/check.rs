@@ -10,21 +10,16 @@ use std::time::{Duration, Instant};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
+use super::{
+    CommandSettings, ProtocolArg, SettingsArgs, exit, load_engine, parse_protocol, protocols_of,
+};
+use crate::config::Settings;
 use crate::inputs::corpus::{WalkOptions, collect_corpus};
 use crate::outputs::Style;
 use crate::outputs::check::{self as formats, text::TextOptions};
-use crate::run::check::{self as report, Baseline, CheckOptions, FailOn, check_files};
+use crate::run::check::{self as report, Baseline, CheckOptions, check_files};
 
 use formats::Format as ReportFormat;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum FailOnArg {
-    Error,
-    Warning,
-    Info,
-    Never,
-}
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
@@ -63,7 +58,7 @@ Exit status:
 struct Inner {
     /// Exchange files, directories (searched recursively for *.json) or glob patterns; `-`
     /// reads one exchange, or a list of paths, from stdin.
-    #[arg(value_name = "PATH", required = true)]
+    #[arg(value_name = "PATH", required_unless_present = "show_settings")]
     paths: Vec<PathBuf>,
     /// Judge every file under these revisions: 2025-11-25, 2026-07-28 or all. Default: the
     /// revisions each file names.
@@ -75,9 +70,6 @@ struct Inner {
     /// Write the preceding --format to FILE instead of stdout (`-`: stdout).
     #[arg(long, value_name = "FILE", action = clap::ArgAction::Append)]
     output: Vec<PathBuf>,
-    /// In files without expectations, findings of this severity or worse fail the run.
-    #[arg(long, value_enum, default_value_t = FailOnArg::Error)]
-    fail_on: FailOnArg,
     /// Findings at or above --fail-on that a file's expectation does not list in `rules` fail
     /// it too.
     #[arg(long)]
@@ -107,15 +99,6 @@ struct Inner {
     /// is not followed, with a note on stderr; a link loop is never followed).
     #[arg(long)]
     follow_symlinks: bool,
-    /// List at most N findings of one rule per file and revision; the rest are counted in
-    /// every format ("N more findings of RULE not shown"). 0 lists every finding. The cap
-    /// changes no status and no exit status.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE
-    )]
-    max_findings_per_rule: usize,
     /// No progress bar; the text format shows failures only (no conformance or summary lines),
     /// and no summary line goes to stderr.
     #[arg(short, long, conflicts_with = "verbose")]
@@ -125,6 +108,8 @@ struct Inner {
     /// parameters) in any output, record or log.
     #[arg(long)]
     no_redact: bool,
+    #[command(flatten)]
+    settings: SettingsArgs,
 }
 
 /// The `check` arguments, with the positions of `--format` and `--output` values so that each
@@ -166,11 +151,25 @@ impl Args for CheckArgs {
     }
 }
 
-/// Where each format goes: `None` is stdout.
-fn pair_outputs(a: &CheckArgs) -> Result<Vec<(ReportFormat, Option<PathBuf>)>, String> {
+/// Where each format goes: `None` is stdout. Without `--format`, the settings' reports.
+fn pair_outputs(
+    a: &CheckArgs,
+    settings: &Settings,
+) -> Result<Vec<(ReportFormat, Option<PathBuf>)>, String> {
     let formats = if a.inner.format.is_empty() {
         if !a.inner.output.is_empty() {
             return Err("--output FILE must follow the --format it is for".into());
+        }
+        if let Some(reports) = &settings.reports {
+            return Ok(reports
+                .value
+                .iter()
+                .map(|r| {
+                    let f = ReportFormat::from_str(&r.format, false)
+                        .expect("the settings checked the format names");
+                    (f, r.output.clone())
+                })
+                .collect());
         }
         vec![ReportFormat::Text]
     } else {
@@ -242,13 +241,30 @@ fn read_stdin() -> Result<StdinInput, std::io::Error> {
 
 pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
     super::set_redaction(a.inner.no_redact, &[]);
-    let outputs = match pair_outputs(&a) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
     let engine = match load_engine(&a.inner.rules) {
         Ok(t) => t,
         Err(code) => return code,
+    };
+    let own = CommandSettings {
+        protocol: protocols_of(&a.inner.protocol),
+        strict: a.inner.strict,
+        root: a.inner.root.clone(),
+    };
+    let settings = match a.inner.settings.resolve(own, engine) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    if !settings.fail_on_outcome.value.is_empty() {
+        let why =
+            "fail-on-outcome is for classify: check compares each file's outcome with its `expect`";
+        match settings.fail_on_outcome.origin {
+            crate::config::Origin::Flag(_) => return usage(format_args!("--{why}")),
+            ref file => eprintln!("mcp-verdict check: note: {file}: {why}"),
+        }
+    }
+    let outputs = match pair_outputs(&a, &settings) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
     };
     let baseline = match &a.inner.baseline {
         Some(p) => match Baseline::load(p) {
@@ -257,7 +273,7 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
         },
         None => None,
     };
-    let root = match &a.inner.root {
+    let root = match settings.root.as_ref().map(|r| &r.value) {
         Some(r) => match std::fs::canonicalize(r) {
             Ok(abs) if abs.is_dir() => Some(abs),
             Ok(_) => return usage(format_args!("--root {}: not a directory", r.display())),
@@ -324,19 +340,15 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
         }
     };
     let options = CheckOptions {
-        protocols: protocols_of(&a.inner.protocol),
+        protocols: settings.protocol.as_ref().map(|p| p.value.clone()),
         engine,
-        fail_on: match a.inner.fail_on {
-            FailOnArg::Error => FailOn::Error,
-            FailOnArg::Warning => FailOn::Warning,
-            FailOnArg::Info => FailOn::Info,
-            FailOnArg::Never => FailOn::Never,
-        },
-        strict: a.inner.strict,
+        fail_on: settings.fail_on.value,
+        strict: settings.strict.value,
         baseline,
         progress: Some(&tick),
         root,
-        max_findings_per_rule: a.inner.max_findings_per_rule,
+        max_findings_per_rule: settings.max_findings_per_rule.value,
+        settings: Some(&settings),
     };
     let mut run = match &stdin_exchange {
         Some(bytes) => report::check_one("-", bytes, &options),

@@ -8,7 +8,11 @@ use std::process::ExitCode;
 
 use clap::{ArgGroup, Args};
 
-use super::{Format, ProtocolArg, exit, load_engine, parse_protocol, protocols_of};
+use super::{
+    CommandSettings, Format, ProtocolArg, SettingsArgs, exit, load_engine, parse_protocol,
+    protocols_of,
+};
+use crate::config::Settings;
 use crate::inputs::file::{self, Source};
 use crate::judge::{Engine, Options, judge_capped};
 use crate::outputs::compact::CompactLines;
@@ -21,7 +25,7 @@ use crate::wire::exchange::ExchangeFile;
 use crate::{inputs, outputs, run};
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("input").required(true).args(["file", "har", "transcript", "jsonl"])))]
+#[command(group(ArgGroup::new("input").required(true).multiple(true).args(["file", "har", "transcript", "jsonl", "show_settings"])))]
 #[command(after_help = super::exit_help(&[
     (exit::OK, "no verdict carries an error-severity finding"),
     (
@@ -89,14 +93,6 @@ pub(crate) struct ClassifyArgs {
         default_value_t = stream::DEFAULT_MAX_LINE_BYTES
     )]
     max_line_bytes: usize,
-    /// List at most N findings of one rule per verdict; the rest are counted ("N more findings
-    /// of RULE not shown"). 0 lists every finding. The cap changes no outcome or exit status.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE
-    )]
-    max_findings_per_rule: usize,
     /// With --jsonl: one short record per line instead of the full verdict: per revision the
     /// outcome, its layer, the deciding rule, the rules with findings and the count of errors
     /// (schemas/classify-compact.schema.json).
@@ -110,6 +106,8 @@ pub(crate) struct ClassifyArgs {
     /// parameters) in any output, record or log.
     #[arg(long)]
     no_redact: bool,
+    #[command(flatten)]
+    settings: SettingsArgs,
 }
 
 pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
@@ -118,15 +116,28 @@ pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    let own = CommandSettings {
+        protocol: protocols_of(&a.protocol),
+        ..CommandSettings::default()
+    };
+    let settings = match a.settings.resolve(own, engine) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     if let Some(path) = &a.jsonl {
-        return run_jsonl(&a, path, engine);
+        return run_jsonl(&a, path, engine, &settings);
     }
-    let style = Style::stdout(g.color);
+    let judging = Judging {
+        engine,
+        style: Style::stdout(g.color),
+        settings: &settings,
+        format: a.format,
+    };
     if let Some(path) = &a.har {
-        return run_har(&a, path, engine, style);
+        return run_har(path, &judging);
     }
     if let Some(path) = &a.transcript {
-        return run_transcript(&a, path, engine, style);
+        return run_transcript(path, &judging);
     }
     let Some(file) = &a.file else {
         eprintln!(
@@ -134,7 +145,12 @@ pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
         );
         return ExitCode::from(exit::USAGE);
     };
-    run_file(&a, file, engine, style)
+    run_file(file, &judging)
+}
+
+/// The revisions the settings name, for [`Options::protocols`].
+fn protocols(settings: &Settings) -> Option<&[crate::vocab::Protocol]> {
+    settings.protocol.as_ref().map(|p| p.value.as_slice())
 }
 
 fn read_input(path: &Path) -> Result<Source, ExitCode> {
@@ -144,7 +160,15 @@ fn read_input(path: &Path) -> Result<Source, ExitCode> {
     })
 }
 
-fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style) -> ExitCode {
+/// What judging one file or capture needs besides its path.
+struct Judging<'a> {
+    engine: &'static Engine,
+    style: Style,
+    settings: &'a Settings,
+    format: Option<Format>,
+}
+
+fn run_file(path: &Path, j: &Judging<'_>) -> ExitCode {
     let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -168,12 +192,11 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
     };
     // The exchange holds what is judged: the file's bytes are not kept through the judgement.
     drop(bytes);
-    let protocols = protocols_of(&a.protocol);
     let options = Options {
-        protocols: protocols.as_deref(),
-        engine,
+        protocols: protocols(j.settings),
+        engine: j.engine,
     };
-    let judgement = match judge_capped(&ex, &options, a.max_findings_per_rule) {
+    let mut judgement = match judge_capped(&ex, &options, j.settings.max_findings_per_rule.value) {
         Ok(j) => j,
         Err(e) => {
             eprintln!(
@@ -184,8 +207,11 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
             return ExitCode::from(exit::USAGE);
         }
     };
-    let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::verdict::judgement(&judgement, &label, style),
+    let failed = j
+        .settings
+        .apply_all(&mut judgement, (!file::is_stdin(path)).then_some(path));
+    let text = match j.format.unwrap_or(Format::Text) {
+        Format::Text => outputs::verdict::judgement(&judgement, &label, j.style),
         Format::Json => {
             safe::json(crate::views::judgement_json_pretty(
                 &judgement,
@@ -194,14 +220,10 @@ fn run_file(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style
         }
     };
     write_stdout(&text);
-    ExitCode::from(if judgement.has_error() {
-        exit::FINDINGS
-    } else {
-        exit::OK
-    })
+    ExitCode::from(if failed { exit::FINDINGS } else { exit::OK })
 }
 
-fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style) -> ExitCode {
+fn run_har(path: &Path, j: &Judging<'_>) -> ExitCode {
     let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -217,14 +239,15 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
             return ExitCode::from(exit::INPUT);
         }
     };
-    let protocols = protocols_of(&a.protocol);
     let options = Options {
-        protocols: protocols.as_deref(),
-        engine,
+        protocols: protocols(j.settings),
+        engine: j.engine,
     };
-    let report = run::har::judge_capped(&capture, &options, a.max_findings_per_rule);
-    let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::har::text(&report, &label, style),
+    let mut report =
+        run::har::judge_capped(&capture, &options, j.settings.max_findings_per_rule.value);
+    report.configure(j.settings, (!file::is_stdin(path)).then_some(path));
+    let text = match j.format.unwrap_or(Format::Text) {
+        Format::Text => outputs::har::text(&report, &label, j.style),
         Format::Json => {
             safe::json(
                 serde_json::to_string_pretty(&outputs::har::view(&report, &label))
@@ -244,12 +267,7 @@ fn run_har(a: &ClassifyArgs, path: &Path, engine: &'static Engine, style: Style)
     })
 }
 
-fn run_transcript(
-    a: &ClassifyArgs,
-    path: &Path,
-    engine: &'static Engine,
-    style: Style,
-) -> ExitCode {
+fn run_transcript(path: &Path, j: &Judging<'_>) -> ExitCode {
     let Source { label, bytes } = match read_input(path) {
         Ok(x) => x,
         Err(code) => return code,
@@ -266,14 +284,15 @@ fn run_transcript(
         }
     };
     drop(bytes);
-    let protocols = protocols_of(&a.protocol);
     let options = Options {
-        protocols: protocols.as_deref(),
-        engine,
+        protocols: protocols(j.settings),
+        engine: j.engine,
     };
-    let report = run::transcript::judge_capped(&session, &options, a.max_findings_per_rule);
-    let text = match a.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::transcript::text(&report, &label, style),
+    let mut report =
+        run::transcript::judge_capped(&session, &options, j.settings.max_findings_per_rule.value);
+    report.configure(j.settings, (!file::is_stdin(path)).then_some(path));
+    let text = match j.format.unwrap_or(Format::Text) {
+        Format::Text => outputs::transcript::text(&report, &label, j.style),
         Format::Json => {
             safe::json(
                 serde_json::to_string_pretty(&outputs::transcript::view(&report, &label))
@@ -293,7 +312,12 @@ fn run_transcript(
     })
 }
 
-fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode {
+fn run_jsonl(
+    a: &ClassifyArgs,
+    path: &Path,
+    engine: &'static Engine,
+    settings: &Settings,
+) -> ExitCode {
     if a.format == Some(Format::Text) {
         eprintln!(
             "mcp-verdict: --jsonl writes JSON lines only; drop --format text (or use --format json)"
@@ -304,15 +328,15 @@ fn run_jsonl(a: &ClassifyArgs, path: &Path, engine: &'static Engine) -> ExitCode
         eprintln!("mcp-verdict: --jobs must be at least 1");
         return ExitCode::from(exit::USAGE);
     }
-    let protocols = protocols_of(&a.protocol);
     let options = JsonlOptions {
         judge: Options {
-            protocols: protocols.as_deref(),
+            protocols: protocols(settings),
             engine,
         },
         threads: a.jobs.unwrap_or(0),
         max_line_bytes: a.max_line_bytes,
-        max_findings_per_rule: a.max_findings_per_rule,
+        max_findings_per_rule: settings.max_findings_per_rule.value,
+        settings: Some(settings),
         ..JsonlOptions::default()
     };
     let label = path.display().to_string();

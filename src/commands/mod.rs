@@ -9,10 +9,12 @@ mod progress;
 mod rules_cmd;
 mod serve;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
+use crate::config::{self, FailOn, Settings};
 use crate::judge::Engine;
 use crate::outputs::ColorChoice;
 use crate::vocab::Protocol;
@@ -147,6 +149,97 @@ pub(crate) fn set_redaction(no_redact: bool, headers: &[(String, String)]) {
         policy.add_header(name, value);
     }
     redact::set(policy);
+}
+
+/// The settings flags `classify` and `check` share (docs/configuration.md); the same keys in
+/// `mcp-verdict.toml` or `[tool.mcp-verdict]` of `pyproject.toml` set them too, and a flag wins.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Settings (also from mcp-verdict.toml or pyproject.toml)")]
+pub(crate) struct SettingsArgs {
+    /// Report findings of these rules only: rule ids, id prefixes (`transport.sse`) or `all`;
+    /// comma-separated or repeated. Outcomes never change.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Do not report findings of these rules (ids, id prefixes); comma-separated or repeated.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
+    ignore: Vec<String>,
+    /// Report a rule's findings with another severity: RULE=error|warning|info, RULE an id or
+    /// an id prefix; comma-separated or repeated.
+    #[arg(long, value_name = "RULE=LEVEL", value_delimiter = ',')]
+    severity: Vec<String>,
+    /// Findings of this severity or worse fail (exit 1) [default: error].
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// classify: these outcomes fail (exit 1) whatever the findings, e.g. DELIVERY_UNKNOWN (a
+    /// stream that ended before its result); comma-separated or repeated.
+    #[arg(long, value_name = "OUTCOMES", value_delimiter = ',')]
+    fail_on_outcome: Vec<String>,
+    /// List at most N findings of one rule per verdict; the rest are counted ("N more findings
+    /// of RULE not shown"). 0 lists every finding. The cap changes no outcome or exit status
+    /// [default: 100].
+    #[arg(long, value_name = "N")]
+    max_findings_per_rule: Option<usize>,
+    /// Read the settings from FILE (an mcp-verdict.toml, or a pyproject.toml with a
+    /// [tool.mcp-verdict] table) instead of the one found upward from the working directory.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Read no settings file: the flags and the defaults only.
+    #[arg(long)]
+    isolated: bool,
+    /// Print the settings as resolved (as a settings file, with where each value came from)
+    /// and exit.
+    #[arg(long)]
+    pub show_settings: bool,
+}
+
+/// What only one command gives to [`SettingsArgs::resolve`].
+#[derive(Default)]
+pub(crate) struct CommandSettings {
+    pub protocol: Option<Vec<Protocol>>,
+    pub strict: bool,
+    pub root: Option<PathBuf>,
+}
+
+impl SettingsArgs {
+    /// The settings from the file, these flags and `own`. `Err` is the exit status: after a
+    /// settings error (printed), or after printing the settings for `--show-settings`.
+    pub(crate) fn resolve(
+        &self,
+        own: CommandSettings,
+        engine: &Engine,
+    ) -> Result<Settings, ExitCode> {
+        let flags = config::Flags {
+            config: self.config.clone(),
+            isolated: self.isolated,
+            protocol: own.protocol,
+            select: self.select.clone(),
+            ignore: self.ignore.clone(),
+            severity: self.severity.clone(),
+            fail_on: self.fail_on,
+            fail_on_outcome: self.fail_on_outcome.clone(),
+            max_findings_per_rule: self.max_findings_per_rule,
+            strict: own.strict,
+            root: own.root,
+        };
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let names: Vec<String> = crate::outputs::check::Format::value_variants()
+            .iter()
+            .filter_map(|f| f.to_possible_value())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        let formats: Vec<&str> = names.iter().map(String::as_str).collect();
+        match config::resolve(&flags, &cwd, engine.table(), &formats) {
+            Ok(s) if self.show_settings => {
+                write_stdout(&config::show::render(&s));
+                Err(ExitCode::from(exit::OK))
+            }
+            Ok(s) => Ok(s),
+            Err(e) => {
+                eprintln!("mcp-verdict: {e}");
+                Err(ExitCode::from(exit::USAGE))
+            }
+        }
+    }
 }
 
 /// Writes to stdout; a reader that closed the pipe early (e.g. `| head`) is not an error.

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 pub use facts::{ErrorFacts, Facts, MessageCounts, StdioFacts, StreamFacts};
 pub use judgement::{Difference, Judgement};
-pub use verdict::{EvalStatus, Finding, Omitted, Verdict};
+pub use verdict::{Adjustment, Change, EvalStatus, Finding, Omitted, Verdict};
 
 /// The default cap of the command line's `--max-findings-per-rule`: at most this many findings
 /// of one rule per verdict (one exchange under one revision) are listed; the rest are counted

@@ -52,6 +52,36 @@ pub struct Omitted<'t> {
     pub count: usize,
 }
 
+/// What a caller's settings did to one rule's findings in a verdict (`--ignore`, a per-rule
+/// severity; see `crate::config`). Settings never change the outcome, the citations or the
+/// evaluations: only which findings are reported, and how severe they are.
+#[derive(Clone, Debug)]
+pub struct Adjustment<'t> {
+    /// The rule.
+    pub rule: &'t Rule,
+    /// What changed.
+    pub change: Change,
+    /// How many findings of the rule it changed (those a cap left out included).
+    pub count: usize,
+    /// The setting that made the change, as its user wrote it (`--ignore`,
+    /// `mcp-verdict.toml`, ...).
+    pub by: String,
+}
+
+/// A change an [`Adjustment`] made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The findings are not reported.
+    Ignored,
+    /// The findings are reported with another severity.
+    Severity {
+        /// The rule's own severity.
+        from: Severity,
+        /// The severity the settings give it.
+        to: Severity,
+    },
+}
+
 /// The verdict on one exchange under one revision.
 #[derive(Clone, Debug)]
 pub struct Verdict<'t> {
@@ -78,6 +108,8 @@ pub struct Verdict<'t> {
     pub facts: Facts,
     /// Remarks about what could not be judged.
     pub notes: Vec<String>,
+    /// What settings changed in the findings (empty unless a caller applied some).
+    pub adjustments: Vec<Adjustment<'t>>,
     /// What the deciding rule's check found (its first hit), if it said anything.
     pub detail: Option<String>,
     /// What the exchange says about retrying (replay safety, Retry-After).
@@ -223,6 +255,7 @@ impl<'t> Verdict<'t> {
             evaluations,
             facts: facts_of(cx, table),
             notes,
+            adjustments: Vec::new(),
             detail,
             retry: RetryContext::of(cx.an.ex),
             table,

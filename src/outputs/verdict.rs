@@ -96,6 +96,10 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
             crate::views::omitted_message(o.count, &o.rule.id)
         );
     }
+    for a in &v.adjustments {
+        let shown = crate::views::AdjustmentOut::of(a);
+        let _ = writeln!(out, "    {:<10} {}", "settings", shown.message);
+    }
     let advice = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
     let _ = writeln!(
         out,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Origin, revision_message};
+use crate::config::Settings;
 use crate::inputs::har::{Entry, Har, Record, SkipKind};
 use crate::judge::{self, Judgement, Options};
 
@@ -153,6 +154,21 @@ pub fn judge_capped<'h, 't>(
         har,
         results,
         summary,
+    }
+}
+
+impl Report<'_, '_> {
+    /// Applies settings to every verdict ([`Settings::apply`]; `path` is the capture's file),
+    /// and counts the entries with a failing finding under them.
+    pub fn configure(&mut self, settings: &Settings, path: Option<&std::path::Path>) {
+        self.summary.with_error_findings = 0;
+        for r in &mut self.results {
+            if let EntryResult::Judged(j) = r
+                && settings.apply_all(j, path)
+            {
+                self.summary.with_error_findings += 1;
+            }
+        }
     }
 }
 

@@ -34,6 +34,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use serde::Serialize;
 
 use super::{Origin, revision_message};
+use crate::config::Settings;
 use crate::inputs::jsonl::{BOM, is_blank, read_line_capped};
 use crate::judge::{Judgement, Options, judge_capped};
 use crate::wire::exchange::ExchangeFile;
@@ -62,6 +63,9 @@ pub struct JsonlOptions<'t> {
     /// (`omitted`); 0: every finding. Default
     /// [`DEFAULT_MAX_FINDINGS_PER_RULE`](crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE).
     pub max_findings_per_rule: usize,
+    /// Settings applied to each verdict (which findings are reported, their severity, what
+    /// fails a line); `None`: every finding as judged, error findings fail.
+    pub settings: Option<&'t Settings>,
 }
 
 impl Default for JsonlOptions<'static> {
@@ -73,6 +77,7 @@ impl Default for JsonlOptions<'static> {
             max_in_flight_bytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             max_findings_per_rule: crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE,
+            settings: None,
         }
     }
 }
@@ -266,6 +271,7 @@ fn judge_line(
     options: &Options<'_>,
     max_line: usize,
     max_findings: usize,
+    settings: Option<&Settings>,
     format: &dyn LineFormat,
 ) -> (Status, String) {
     let bytes = match input {
@@ -297,9 +303,13 @@ fn judge_line(
         Err(e) => return error_record(format, line, &format!("not an exchange: {}", e.message)),
     };
     let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let judgement = judge_capped(&ex, options, max_findings)
+        let mut judgement = judge_capped(&ex, options, max_findings)
             .map_err(|e| revision_message(&e, Origin::Line))?;
-        let status = if judgement.has_error() {
+        let failed = match settings {
+            Some(s) => s.apply_all(&mut judgement, None),
+            None => judgement.has_error(),
+        };
+        let status = if failed {
             Status::ErrorFindings
         } else {
             Status::Passed
@@ -414,6 +424,7 @@ fn work(
                     &options.judge,
                     options.max_line_bytes,
                     options.max_findings_per_rule,
+                    options.settings,
                     format,
                 );
                 Done {

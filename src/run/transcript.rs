@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{Origin, revision_message};
+use crate::config::Settings;
 use crate::inputs::transcript::{Call, Session};
 use crate::judge::{self, Judgement, Options};
 
@@ -69,6 +70,21 @@ pub struct Report<'s, 't> {
     pub results: Vec<CallResult<'t>>,
     /// Counts.
     pub summary: Summary,
+}
+
+impl Report<'_, '_> {
+    /// Applies settings to every verdict ([`Settings::apply`]; `path` is the transcript's
+    /// file), and counts the calls with a failing finding under them.
+    pub fn configure(&mut self, settings: &Settings, path: Option<&std::path::Path>) {
+        self.summary.with_error_findings = 0;
+        for r in &mut self.results {
+            if let CallResult::Judged(j) = r
+                && settings.apply_all(j, path)
+            {
+                self.summary.with_error_findings += 1;
+            }
+        }
+    }
 }
 
 /// Judges one call, keeping at most `max_findings_per_rule` findings of a rule per verdict.

@@ -124,6 +124,65 @@ impl OmittedOut {
     }
 }
 
+/// What settings changed in one rule's findings (`--ignore`, `--severity`, a settings file),
+/// in output form.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct AdjustmentOut {
+    /// Rule id.
+    pub rule: String,
+    /// `ignored` (not reported) or `severity` (reported with another severity).
+    pub change: &'static str,
+    /// The rule's own severity (for `severity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<Severity>,
+    /// The severity the settings gave it (for `severity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<Severity>,
+    /// How many findings it changed.
+    pub count: usize,
+    /// The setting that changed them: a flag (`--ignore`) or a settings file.
+    pub by: String,
+    /// `2 findings of RULE not reported (--ignore)`.
+    pub message: String,
+}
+
+impl AdjustmentOut {
+    /// The view of an adjustment.
+    pub fn of(a: &crate::judge::Adjustment<'_>) -> AdjustmentOut {
+        use crate::judge::Change;
+        let what = if a.count == 1 { "finding" } else { "findings" };
+        let (change, from, to, message) = match a.change {
+            Change::Ignored => (
+                "ignored",
+                None,
+                None,
+                format!(
+                    "{} {what} of {} not reported ({})",
+                    a.count, a.rule.id, a.by
+                ),
+            ),
+            Change::Severity { from, to } => (
+                "severity",
+                Some(from),
+                Some(to),
+                format!(
+                    "{} {what} of {} reported as {to}, not {from} ({})",
+                    a.count, a.rule.id, a.by
+                ),
+            ),
+        };
+        AdjustmentOut {
+            rule: a.rule.id.clone(),
+            change,
+            from,
+            to,
+            count: a.count,
+            by: a.by.clone(),
+            message,
+        }
+    }
+}
+
 /// `N more finding(s) of RULE not shown (--max-findings-per-rule)`.
 pub fn omitted_message(count: usize, rule: &str) -> String {
     let what = if count == 1 { "finding" } else { "findings" };
@@ -155,6 +214,10 @@ pub struct VerdictOut {
     /// Remarks about what could not be judged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What settings changed in the findings (none unless settings select, ignore or set
+    /// severities); the outcome never changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<AdjustmentOut>,
     /// Whether and how a client may retry (default policy).
     pub retry: RetryAdvice,
 }
@@ -212,6 +275,7 @@ impl VerdictOut {
                 .iter()
                 .map(|n| redact::text(n).into_owned())
                 .collect(),
+            settings: v.adjustments.iter().map(AdjustmentOut::of).collect(),
             retry: {
                 let mut a = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
                 redact_in_place(&mut a.detail);
@@ -567,6 +631,12 @@ impl<'a> Serialize for VerdictRef<'a> {
         st.serialize_field("facts", &shown_facts(&v.facts))?;
         if !v.notes.is_empty() {
             st.serialize_field("notes", &SeqOf(|| v.notes.iter().map(|n| redact::text(n))))?;
+        }
+        if !v.adjustments.is_empty() {
+            st.serialize_field(
+                "settings",
+                &SeqOf(|| v.adjustments.iter().map(AdjustmentOut::of)),
+            )?;
         }
         let mut retry = crate::advice::advise(v, &crate::advice::RetryPolicy::default());
         redact_in_place(&mut retry.detail);

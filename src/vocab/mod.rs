@@ -10,6 +10,7 @@ pub mod http;
 mod model;
 pub mod pointer;
 pub mod protocol;
+pub mod suggest;
 
 pub use advice::RetryAction;
 pub use model::{Actor, Layer, Level, Outcome, Severity};

@@ -23,6 +23,7 @@ fn result(protocol: Protocol, evals: &[(&str, EvalStatus)]) -> RevisionResult {
         failures: Vec::new(),
         findings: Vec::new(),
         omitted: Vec::new(),
+        settings: Vec::new(),
         evaluations: evals
             .iter()
             .map(|(r, s)| RuleEval {

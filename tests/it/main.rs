@@ -58,6 +58,7 @@ mod serve_modern;
 mod serve_scenarios;
 mod serve_soak;
 mod serve_verdicts;
+mod settings;
 mod spec_inventory;
 mod sse_props;
 mod sse_twins;

@@ -238,6 +238,9 @@ fn result(out: &mut String, file: &FileResult, r: &RevisionResult, run: &CheckRu
             x.rule
         );
     }
+    for a in &r.settings {
+        let _ = writeln!(out, "    {} {}", style.dim("settings:"), a.message);
+    }
 }
 
 fn coverage_text(out: &mut String, c: &Coverage, o: TextOptions) {

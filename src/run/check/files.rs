@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
-use schemars::JsonSchema;
-use serde::Serialize;
 
 use super::locate::{
     self, ceil_char_boundary, floor_char_boundary, line_col, line_cols, pointer_span,
@@ -22,45 +20,10 @@ use crate::judge::Engine;
 use crate::judge::{JudgeError, Options, Verdict, judge_capped, revisions_of};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
-use crate::vocab::Severity;
 use crate::wire::exchange::{Exchange, ExchangeFile, Expectation};
 
-/// The severity at or above which a finding fails a file without expectations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    /// Error findings.
-    #[default]
-    Error,
-    /// Warning and error findings.
-    Warning,
-    /// Every finding.
-    Info,
-    /// No finding fails the run (conformance report only).
-    Never,
-}
-
-impl FailOn {
-    /// Whether a finding of this severity is at or above the threshold.
-    pub fn fails(self, s: Severity) -> bool {
-        match self {
-            FailOn::Error => s >= Severity::Error,
-            FailOn::Warning => s >= Severity::Warning,
-            FailOn::Info => true,
-            FailOn::Never => false,
-        }
-    }
-
-    /// The name used on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailOn::Error => "error",
-            FailOn::Warning => "warning",
-            FailOn::Info => "info",
-            FailOn::Never => "never",
-        }
-    }
-}
+pub use crate::config::FailOn;
+use crate::config::Settings;
 
 /// How to run a check.
 pub struct CheckOptions<'t> {
@@ -84,6 +47,10 @@ pub struct CheckOptions<'t> {
     /// At most this many findings of one rule per (file, revision) are listed, the rest
     /// counted ([`RevisionResult::omitted`]); 0: every finding. The cap changes no status.
     pub max_findings_per_rule: usize,
+    /// Settings applied to each verdict before it is reported ([`Settings::apply`], with the
+    /// file's path for per-path overrides): which findings are reported and their severity.
+    /// Expectations are compared with the verdict as judged, before settings.
+    pub settings: Option<&'t Settings>,
 }
 
 impl<'t> CheckOptions<'t> {
@@ -98,6 +65,7 @@ impl<'t> CheckOptions<'t> {
             progress: None,
             root: None,
             max_findings_per_rule: crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE,
+            settings: None,
         }
     }
 }
@@ -266,7 +234,7 @@ fn conformance_of(
 
 /// Checks one exchange file's bytes (no baseline applied). `label` names the file in reports.
 pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> FileResult {
-    check_held(label, Held::Bytes(bytes), options)
+    check_held(label, None, Held::Bytes(bytes), options)
 }
 
 /// Files at least this large are not held while they are judged: `check` reads such a file,
@@ -300,10 +268,13 @@ fn unplaced(kind: InputErrorKind, message: String) -> InputError {
 /// Checks the file at `path` (see [`REREAD_AT`]).
 fn check_path(label: String, path: &Path, options: &CheckOptions<'_>) -> FileResult {
     match read_stamped(path) {
-        Ok((bytes, stamp)) if bytes.len() >= REREAD_AT => {
-            check_held(&label, Held::Reread { path, bytes, stamp }, options)
-        }
-        Ok((bytes, _)) => check_bytes(&label, &bytes, options),
+        Ok((bytes, stamp)) if bytes.len() >= REREAD_AT => check_held(
+            &label,
+            Some(path),
+            Held::Reread { path, bytes, stamp },
+            options,
+        ),
+        Ok((bytes, _)) => check_held(&label, Some(path), Held::Bytes(&bytes), options),
         Err(e) => FileResult {
             file: label,
             name: None,
@@ -337,7 +308,12 @@ struct Prepared {
     protocols: Vec<Protocol>,
 }
 
-fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileResult {
+fn check_held(
+    label: &str,
+    path: Option<&Path>,
+    held: Held<'_>,
+    options: &CheckOptions<'_>,
+) -> FileResult {
     let mut out = FileResult {
         file: label.to_string(),
         name: None,
@@ -390,10 +366,21 @@ fn check_held(label: &str, held: Held<'_>, options: &CheckOptions<'_>) -> FileRe
             }
         },
     };
+    let configured = options
+        .settings
+        .filter(|s| !s.leaves_findings_alone())
+        .map(|s| {
+            let mut j = judgement.clone();
+            for v in &mut j.verdicts {
+                s.apply(v, path);
+            }
+            j
+        });
     finish(
         &String::from_utf8_lossy(&bytes),
         &prepared,
         &judgement,
+        configured.as_ref().unwrap_or(&judgement),
         options,
         &mut out,
     );
@@ -497,11 +484,13 @@ fn prepare(
     })
 }
 
-/// Compares a judged file's verdicts with its expectations, locating each finding in `text`.
+/// Compares a judged file's verdicts with its expectations, locating each finding in `text`;
+/// `configured` is the judgement with the settings applied, which is what is reported.
 fn finish(
     text: &str,
     prepared: &Prepared,
     judgement: &crate::judge::Judgement<'_>,
+    configured: &crate::judge::Judgement<'_>,
     options: &CheckOptions<'_>,
     out: &mut FileResult,
 ) {
@@ -513,7 +502,8 @@ fn finish(
     out.results = judgement
         .verdicts
         .iter()
-        .map(|v| {
+        .zip(&configured.verdicts)
+        .map(|(v, shown)| {
             let key = if file.expect.contains_key(v.protocol.as_str()) {
                 v.protocol.as_str()
             } else {
@@ -522,7 +512,14 @@ fn finish(
             let expected_at =
                 at(&format!("/expect/{key}")).map(|(line, column)| Location { line, column });
             let targeted = file.expect.is_empty() || file.expectation(v.protocol).is_some();
-            let mut r = compare(v, file.expectation(v.protocol), targeted, options, &locator);
+            let mut r = compare(
+                v,
+                shown,
+                file.expectation(v.protocol),
+                targeted,
+                options,
+                &locator,
+            );
             if r.expected.is_some() {
                 r.expected_at = expected_at;
             }
@@ -562,15 +559,18 @@ fn revisions_for(
     }
 }
 
-/// Compares a verdict with an expectation and builds the result.
+/// Compares a verdict with an expectation and builds the result: the expectation is met by the
+/// verdict as judged (`v`), and what is reported and what fails without one is the verdict
+/// with the settings applied (`shown`).
 fn compare(
     v: &Verdict<'_>,
+    shown: &Verdict<'_>,
     exp: Option<&Expectation>,
     targeted: bool,
     options: &CheckOptions<'_>,
     locator: &Locator<'_>,
 ) -> RevisionResult {
-    let out = crate::views::VerdictOut::of(v);
+    let out = crate::views::VerdictOut::of(shown);
     let actives = options.engine.table().active(v.protocol);
     let evaluations = v
         .evaluations
@@ -606,7 +606,7 @@ fn compare(
                 }
             }
             if options.strict {
-                for f in &v.findings {
+                for f in &shown.findings {
                     let id = &f.rule.id;
                     if options.fail_on.fails(f.severity)
                         && !exp.rules.contains(id)
@@ -629,7 +629,7 @@ fn compare(
             // A file whose `expect` names other revisions only was not written for this one:
             // its findings here are reported, and fail only with `strict`.
             let mut seen = BTreeSet::new();
-            for f in &v.findings {
+            for f in &shown.findings {
                 if (targeted || options.strict)
                     && options.fail_on.fails(f.severity)
                     && seen.insert(f.rule.id.as_str())
@@ -675,6 +675,7 @@ fn compare(
         failures,
         findings,
         omitted: out.omitted,
+        settings: out.settings,
         evaluations,
     }
 }

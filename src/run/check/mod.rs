@@ -194,6 +194,9 @@ pub struct RevisionResult {
     /// Per rule, how many findings `--max-findings-per-rule` left out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub omitted: Vec<crate::views::OmittedOut>,
+    /// What settings changed in the findings (not reported, or another severity).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<crate::views::AdjustmentOut>,
     /// Every active rule's evaluation, in table order (for conformance and coverage; not
     /// serialised).
     #[serde(skip)]
