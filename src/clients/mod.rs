@@ -32,7 +32,7 @@ use serde_json::Value;
 
 pub use compare::{Agreement, Compared, Conclusion, PostSeen, ServerVerdict};
 
-use crate::serve::{self, SCENARIOS, Scenario, ServeConfig};
+use crate::serve::{self, SCENARIOS, Scenario, ServeConfig, Transport};
 use crate::vocab::Protocol;
 
 /// The tool every cell calls, and its arguments: every scenario offers `echo`, and no
@@ -51,12 +51,12 @@ pub const EXTRA_SCENARIOS: &[&str] = &[
     "http_status_sequence:200,200,503",
 ];
 
-/// The scenarios a full matrix runs: every scenario's example (but `lenient`, which needs a
-/// file of its own), then [`EXTRA_SCENARIOS`].
+/// The scenarios a full matrix runs: every scenario's example `serve` offers over HTTP (but
+/// `lenient`, which needs a file of its own), then [`EXTRA_SCENARIOS`].
 pub fn default_scenarios() -> Vec<String> {
     SCENARIOS
         .iter()
-        .filter(|s| s.name != "lenient")
+        .filter(|s| s.name != "lenient" && s.transports.contains(&Transport::Http))
         .map(|s| s.example.to_string())
         .chain(EXTRA_SCENARIOS.iter().map(|s| s.to_string()))
         .collect()

@@ -8,16 +8,16 @@ use std::time::Duration;
 
 use crate::serve::{
     DEFAULT_KEEP_RECORDS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, ResponseMode, Scenario,
-    ServeConfig, render_list,
+    ServeConfig, Transport, render_list, serve_stdio,
 };
 use crate::vocab::{Protocol, exit};
 
-/// Run a fault-injecting MCP Streamable HTTP server (2025-11-25 and 2026-07-28
-/// on one endpoint) for testing client error handling.
+/// Run a fault-injecting MCP server (2025-11-25 and 2026-07-28 on one endpoint, or on
+/// stdin/stdout with --stdio) for testing client error handling.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = format!("{}\n{}", SERVE_LIMITS, super::exit_help(&[
-    (exit::OK, "--list printed the scenarios (otherwise the server runs until interrupted)"),
-    (exit::FINDINGS, "the address could not be bound, or the log file not opened"),
+    (exit::OK, "--list printed the scenarios, or (--stdio) stdin ended; otherwise the server runs until interrupted"),
+    (exit::FINDINGS, "the address could not be bound, or the log file not opened; (--stdio) a stdio_crash or stdio_partial_exit fault ended the server"),
     (exit::USAGE, "usage: bad arguments or an unknown scenario"),
 ])))]
 pub(crate) struct ServeArgs {
@@ -26,9 +26,15 @@ pub(crate) struct ServeArgs {
     pub scenario: Scenario,
 
     /// Print the scenario table (name, params, what is injected, layer,
-    /// expected verdict per revision) and exit.
+    /// expected verdict per revision, transports) and exit.
     #[arg(long)]
     pub list: bool,
+
+    /// Speak stdio instead of HTTP: read JSON-RPC messages from stdin and write them on
+    /// stdout, one per line, until stdin ends (give `mcp-verdict serve --stdio` to a client as
+    /// its server command). stdout carries nothing else; the start-up line goes to stderr.
+    #[arg(long)]
+    pub stdio: bool,
 
     /// Address to bind. Keep the loopback default unless you know why: any other address
     /// (0.0.0.0 binds every interface) lets whoever reaches it call the server, and prints a
@@ -134,6 +140,9 @@ pub(crate) fn run(args: ServeArgs) -> ExitCode {
         ..ServeConfig::default()
     };
     let scenario = config.scenario.to_string();
+    if args.stdio {
+        return run_stdio(config, args.quiet, args.log.as_deref());
+    }
     let handle = match crate::serve::start(config) {
         Ok(h) => h,
         Err(e) => {
@@ -168,5 +177,49 @@ address can call the server (which injects faults and keeps no secrets safe); us
     );
     loop {
         std::thread::park();
+    }
+}
+
+/// `serve --stdio`: one client on stdin/stdout until stdin ends.
+fn run_stdio(mut config: ServeConfig, quiet: bool, log: Option<&std::path::Path>) -> ExitCode {
+    // stdout is the protocol's; the per-exchange lines would only add to stderr's logs.
+    config.echo_stderr = false;
+    if !config.scenario.offered_over(Transport::Stdio) {
+        eprintln!(
+            "mcp-verdict serve: scenario {} is offered over HTTP only; run it without --stdio (serve --list says which scenarios each transport offers)",
+            config.scenario
+        );
+        return ExitCode::from(exit::USAGE);
+    }
+    if !quiet {
+        eprintln!(
+            "mcp-verdict serve: scenario {}; serving {} and {} on stdio (until stdin ends)",
+            config.scenario,
+            Protocol::V2025_11_25.as_str(),
+            Protocol::V2026_07_28.as_str()
+        );
+    }
+    match serve_stdio(
+        config,
+        std::io::stdin(),
+        std::io::stdout(),
+        std::io::stderr(),
+    ) {
+        Ok(served) => {
+            if let Some(why) = served.stopped {
+                eprintln!("mcp-verdict serve: {why}");
+            }
+            match served.exit_code {
+                Some(code) => std::process::exit(code),
+                None => ExitCode::SUCCESS,
+            }
+        }
+        Err(e) => {
+            let log = log
+                .map(|p| format!(" (opening log file {})", p.display()))
+                .unwrap_or_default();
+            eprintln!("mcp-verdict serve: cannot serve on stdio{log}: {e}");
+            ExitCode::from(exit::FINDINGS)
+        }
     }
 }

@@ -107,7 +107,7 @@ pub(crate) fn handle_post(
     }
 
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    let session_hdr = req.header(header::SESSION_ID).map(str::to_string);
+    let session_hdr = req.session.map(str::to_string);
     let meta_version = meta_of(msg)
         .and_then(|m| m.get(meta::PROTOCOL_VERSION))
         .and_then(Value::as_str);
@@ -149,7 +149,7 @@ fn peek_exchange(shared: &Shared, req: &Incoming<'_>, parsed: Option<&Value>) ->
     if ex.method.as_deref() == Some("initialize") {
         ex.client = client_label(msg.get("params").and_then(|p| p.get("clientInfo")));
         ex.protocol_version = Some(Protocol::V2025_11_25.as_str().into());
-    } else if let Some(sid) = req.header(header::SESSION_ID)
+    } else if let Some(sid) = req.session
         && ex.protocol_version.is_none()
         && let Some(s) = shared.sessions.lock().expect("sessions lock").get(sid)
     {

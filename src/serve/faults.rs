@@ -55,6 +55,8 @@ pub(crate) fn replaces_response(scenario: &Scenario) -> bool {
             | Scenario::RateLimited { .. }
             | Scenario::InputRequired
             | Scenario::Lenient(_)
+            // What the stdio binding writes is its own to spoil (`stdio`).
+            | Scenario::Stdio(_)
     )
 }
 
@@ -216,6 +218,7 @@ pub(crate) fn inject(
         | Scenario::HttpStatusSequence(_)
         | Scenario::RateLimited { .. }
         | Scenario::InputRequired
-        | Scenario::Lenient(_) => deliver(shared, rev, 200, final_msg, Vec::new()),
+        | Scenario::Lenient(_)
+        | Scenario::Stdio(_) => deliver(shared, rev, 200, final_msg, Vec::new()),
     }
 }

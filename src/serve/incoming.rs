@@ -9,6 +9,10 @@ pub(crate) struct Incoming<'a> {
     /// The header fields sent with it, names as sent; `None` over a binding that has no
     /// such layer.
     pub fields: Option<&'a [(String, Vec<u8>)]>,
+    /// The 2025-11-25 session the message belongs to, as the binding knows it: over HTTP
+    /// the `MCP-Session-Id` field; over stdio the session the connection's `initialize`
+    /// opened.
+    pub session: Option<&'a str>,
 }
 
 impl Incoming<'_> {

@@ -111,6 +111,7 @@ mod scenario;
 mod scenario_table;
 mod shared;
 mod state;
+mod stdio;
 mod suite_tools;
 mod tools;
 mod tools_call;
@@ -122,5 +123,6 @@ pub use config::{
     ResponseMode, ServeConfig,
 };
 pub use http::{ServerHandle, start};
-pub use scenario::{Lenient, Scenario, ScenarioParseError};
-pub use scenario_table::{SCENARIOS, ScenarioInfo, render_list};
+pub use scenario::{Lenient, Scenario, ScenarioParseError, StdioFault};
+pub use scenario_table::{SCENARIOS, ScenarioInfo, Transport, render_list};
+pub use stdio::{DRAIN, MAX_LINE, StdioServed, serve_stdio};

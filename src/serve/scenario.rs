@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::scenario_table::{ScenarioInfo, scenario_info};
+use super::scenario_table::{ScenarioInfo, Transport, scenario_info};
 use crate::vocab::protocol::code;
 
 /// A parsed `--scenario NAME[:PARAMS]` value.
@@ -65,6 +65,46 @@ pub enum Scenario {
     /// One error path handled wrongly (what `probe --active` provokes); everything else as in
     /// `baseline`.
     Lenient(Lenient),
+    /// One fault of the stdio binding (`serve --stdio`); everything else as in `baseline`.
+    Stdio(StdioFault),
+}
+
+/// The one fault a `stdio_*` scenario injects into what `serve --stdio` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdioFault {
+    /// A plain-text banner line on stdout before the first answer.
+    Banner,
+    /// A plain-text log line on stdout before a tools/call response.
+    LogLine,
+    /// The tools/call response pretty-printed over several lines.
+    Pretty,
+    /// The process exits before the tools/call response.
+    Crash,
+    /// Half the tools/call response line, no newline, then the process exits.
+    PartialExit,
+    /// The tools/call response this many milliseconds late.
+    Slow(u64),
+    /// Log lines on stderr (a control: not a fault).
+    StderrChatter,
+    /// The tools/call response held this many milliseconds, and written (after a progress
+    /// notification) even when the client cancelled the call meanwhile.
+    AfterCancel(u64),
+}
+
+impl StdioFault {
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StdioFault::Banner => "stdio_banner",
+            StdioFault::LogLine => "stdio_log_line",
+            StdioFault::Pretty => "stdio_pretty",
+            StdioFault::Crash => "stdio_crash",
+            StdioFault::PartialExit => "stdio_partial_exit",
+            StdioFault::Slow(_) => "stdio_slow",
+            StdioFault::StderrChatter => "stdio_stderr_chatter",
+            StdioFault::AfterCancel(_) => "stdio_after_cancel",
+        }
+    }
 }
 
 /// The error path a `lenient` scenario gets wrong.
@@ -132,6 +172,11 @@ impl Scenario {
         scenario_info(self.name()).expect("every variant has a table row")
     }
 
+    /// Whether `serve` offers the scenario over `transport`.
+    pub fn offered_over(&self, transport: Transport) -> bool {
+        self.info().transports.contains(&transport)
+    }
+
     /// The scenario's name (without parameters).
     pub fn name(&self) -> &'static str {
         match self {
@@ -156,6 +201,7 @@ impl Scenario {
             Scenario::RateLimited { .. } => "rate_limited",
             Scenario::ServerRequestOnStream => "server_request_on_stream",
             Scenario::Lenient(_) => "lenient",
+            Scenario::Stdio(f) => f.name(),
         }
     }
 }
@@ -174,6 +220,9 @@ impl fmt::Display for Scenario {
             Scenario::RateLimited { n, retry_after } => write!(f, ":{n}:{retry_after}"),
             Scenario::BaselineConformance => f.write_str(":tools=conformance"),
             Scenario::Lenient(l) => write!(f, ":{}", l.name()),
+            Scenario::Stdio(StdioFault::Slow(ms) | StdioFault::AfterCancel(ms)) => {
+                write!(f, ":{ms}")
+            }
             _ => Ok(()),
         }
     }
@@ -254,6 +303,27 @@ impl FromStr for Scenario {
             "sse_reset" => no_params(Scenario::SseReset),
             "sse_malformed_event" => no_params(Scenario::SseMalformedEvent),
             "server_request_on_stream" => no_params(Scenario::ServerRequestOnStream),
+            "stdio_banner" => no_params(Scenario::Stdio(StdioFault::Banner)),
+            "stdio_log_line" => no_params(Scenario::Stdio(StdioFault::LogLine)),
+            "stdio_pretty" => no_params(Scenario::Stdio(StdioFault::Pretty)),
+            "stdio_crash" => no_params(Scenario::Stdio(StdioFault::Crash)),
+            "stdio_partial_exit" => no_params(Scenario::Stdio(StdioFault::PartialExit)),
+            "stdio_stderr_chatter" => no_params(Scenario::Stdio(StdioFault::StderrChatter)),
+            "stdio_slow" | "stdio_after_cancel" => {
+                let default = if name == "stdio_slow" { 3000 } else { 5000 };
+                let ms = match params {
+                    None => default,
+                    Some(p) => p
+                        .trim()
+                        .parse::<u64>()
+                        .map_err(|_| bad(format!("`{p}` is not a whole number of milliseconds")))?,
+                };
+                Ok(Scenario::Stdio(if name == "stdio_slow" {
+                    StdioFault::Slow(ms)
+                } else {
+                    StdioFault::AfterCancel(ms)
+                }))
+            }
             "http_status_sequence" => {
                 let p = params.unwrap_or("503,200");
                 let seq = p
@@ -384,6 +454,8 @@ mod tests {
             "rate_limited:1:2:3",
             "lenient:nope",
             "sse_stall:-1",
+            "stdio_slow:soon",
+            "stdio_pretty:1",
         ] {
             let e = bad.parse::<Scenario>().unwrap_err();
             assert!(

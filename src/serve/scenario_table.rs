@@ -20,13 +20,43 @@ pub struct ScenarioInfo {
     pub layer: &'static str,
     /// Revisions the scenario applies to.
     pub revisions: &'static [Protocol],
+    /// The transports `serve` offers it over.
+    pub transports: &'static [Transport],
     /// Verdict a correct judge reaches for the injected `tools/call` under 2025-11-25.
     pub verdict_legacy: &'static str,
     /// Verdict a correct judge reaches for the injected `tools/call` under 2026-07-28.
     pub verdict_modern: &'static str,
 }
 
+/// A transport `serve` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Streamable HTTP on loopback (`serve`).
+    Http,
+    /// stdio: the server reads its stdin and writes its stdout (`serve --stdio`).
+    Stdio,
+}
+
+impl Transport {
+    /// `http` or `stdio`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Stdio => "stdio",
+        }
+    }
+}
+
+impl std::fmt::Display for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 const BOTH: &[Protocol] = &[Protocol::V2025_11_25, Protocol::V2026_07_28];
+const HTTP: &[Transport] = &[Transport::Http];
+const STDIO: &[Transport] = &[Transport::Stdio];
+const ANY: &[Transport] = &[Transport::Http, Transport::Stdio];
 
 /// Every scenario, in `--list` order.
 pub const SCENARIOS: &[ScenarioInfo] = &[
@@ -45,6 +75,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   template, completion/complete, and logging/setLevel and resources/subscribe \
                   under 2025-11-25; list results carry caching hints under 2026-07-28.",
         layer: "application",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS (TOOL_ERROR for arguments that break the inputSchema; \
                          JSONRPC_ERROR -32602 for an unknown tool)",
@@ -62,6 +93,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   text/plain body, a 2xx entry lets the POST through normally, and POSTs past \
                   the end of the list are served normally.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "HTTP_ERROR for a tools/call given a non-2xx status (e.g. \
                          200,200,200,503 hits the first call after initialize, \
@@ -79,6 +111,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with HTTP 200 and a JSON-RPC error response \
                   {code: CODE, message} carrying the request id.",
         layer: "protocol",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "JSONRPC_ERROR",
         verdict_modern: "JSONRPC_ERROR (a code that 2026-07-28 pins to HTTP 400 also draws an \
@@ -92,6 +125,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "tool_error",
         injects: "tools/call answered with a valid CallToolResult with isError: true.",
         layer: "application",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_ERROR",
         verdict_modern: "TOOL_ERROR",
@@ -106,6 +140,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   id runs the tool. 2025-11-25: an SSE stream carrying an elicitation/create \
                   request; the result follows once the client POSTs its JSON-RPC response.",
         layer: "interaction",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS once the client answers the elicitation on the stream (legal \
                          server request); TOOL_ERROR if declined or if the client has no \
@@ -120,6 +155,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "legacy_result",
         injects: "tools/call result without resultType (otherwise valid).",
         layer: "protocol",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS, no finding (2025-11-25 results have no resultType)",
         verdict_modern: "TOOL_SUCCESS (clients read an absent resultType as complete from \
@@ -134,6 +170,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "invalid_result",
         injects: "tools/call result whose content is the string \"not-an-array\".",
         layer: "protocol",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
         verdict_modern: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
@@ -144,6 +181,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "malformed_json",
         injects: "tools/call answered with HTTP 200, application/json, body `{unclosed`.",
         layer: "framing",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
         verdict_modern: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
@@ -155,6 +193,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with a valid result whose id is 99999 (99998 if the \
                   request id was 99999).",
         layer: "protocol",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "INVALID_ENVELOPE (error finding jsonrpc.response.id-match: the \
                          response id does not match the request)",
@@ -168,6 +207,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with HTTP STATUS and an application/json body holding a \
                   valid, successful result.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "HTTP_ERROR (the status decides before the body)",
         verdict_modern: "HTTP_ERROR (the status decides before the body)",
@@ -179,6 +219,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with HTTP STATUS, Content-Type text/html and an HTML \
                   error page (as a proxy or gateway would send).",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "UNEXPECTED_CONTENT_TYPE with a 2xx STATUS (error finding \
                          transport.http.response-content-type: text/html is neither \
@@ -196,6 +237,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered with HTTP 200, Content-Type text/plain, and a body that is \
                   a valid JSON-RPC result.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "UNEXPECTED_CONTENT_TYPE (error finding \
                          transport.http.response-content-type: the server MUST use \
@@ -210,6 +252,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "accepted_no_body",
         injects: "tools/call answered with 202 Accepted and an empty body.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "NO_RESPONSE (error finding transport.http.request-needs-response: 202 \
                          is for notifications and responses; a request got no JSON-RPC \
@@ -227,6 +270,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   notifications/progress with increasing progress, then the final result, then \
                   the stream ends.",
         layer: "framing",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS when the request carries _meta.progressToken (without one \
                          the server makes a token up, and each progress notification draws an \
@@ -243,6 +287,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   stream is terminated cleanly and the connection closed (Connection: close) \
                   before any final response. No event ids are sent, so nothing can be resumed.",
         layer: "framing",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end complete): the \
                          stream ended without the response and cannot be resumed (no event \
@@ -258,6 +303,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered as SSE with one progress notification, then half of the \
                   final result's event (mid-chunk), then a TCP reset (SO_LINGER 0 + close).",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end reset): the \
                          partial event is not a response; not TOOL_SUCCESS",
@@ -272,6 +318,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   the client disconnects or SECONDS pass; then the server closes the connection \
                   without terminating the chunked stream.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "DELIVERY_UNKNOWN (transport.sse.final-response; body end timeout) once \
                          the client's idle timeout gives up on the stream; not TOOL_SUCCESS",
@@ -285,6 +332,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         injects: "tools/call answered as SSE with one event whose data is `{unclosed`, then the \
                   stream ends cleanly with no further event.",
         layer: "framing",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "MALFORMED_JSON (error finding transport.sse.event-json; no final \
                          response follows)",
@@ -299,6 +347,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   RETRY_AFTER (seconds) and a short text/plain body; later POSTs are served \
                   normally.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "HTTP_ERROR for each refused POST (429; retry only after Retry-After, and \
                          only if replay is safe). The first POST is initialize, so a client that \
@@ -314,14 +363,17 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         example: "server_request_on_stream",
         injects: "tools/call answered as SSE carrying a server-to-client JSON-RPC request with an \
                   id (roots/list; ping under 2025-11-25 when the client declared no roots \
-                  capability) before the final result.",
+                  capability) before the final result. Over stdio the request is a line on \
+                  stdout before the result's.",
         layer: "protocol",
+        transports: ANY,
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS, no finding (servers MAY send requests on the stream; the \
                          client POSTs its JSON-RPC response and gets 202)",
         verdict_modern: "TOOL_SUCCESS for the client plus an error finding \
                          transport.sse.no-server-requests (MUST NOT: independent JSON-RPC \
-                         request on the response stream)",
+                         request on the response stream); over stdio \
+                         transport.stdio.no-server-requests (MUST NOT write requests to stdout)",
     },
     ScenarioInfo {
         name: "lenient",
@@ -346,6 +398,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                   instead of 400; ended_session keeps serving a session after answering its \
                   DELETE.",
         layer: "transport",
+        transports: HTTP,
         revisions: BOTH,
         verdict_legacy: "The verdicts of baseline for the calls a probe makes; probe --active \
                          reports legacy_version as transport.http.400-unsupported-version-header \
@@ -362,6 +415,121 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          finding (tampered-state is not judged: the spec lets a server whose \
                          state decides nothing take it)",
     },
+    ScenarioInfo {
+        name: "stdio_banner",
+        params: "",
+        example: "stdio_banner",
+        injects: "A start-up banner, a line of plain text, on stdout before the answer to the \
+                  first request (initialize, or server/discover); everything else as in \
+                  baseline.",
+        layer: "framing",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "TOOL_SUCCESS for the calls; the answer the banner precedes carries an \
+                         error finding transport.stdio.non-mcp-output",
+        verdict_modern: "TOOL_SUCCESS for the calls; the answer the banner precedes carries an \
+                         error finding transport.stdio.non-mcp-output",
+    },
+    ScenarioInfo {
+        name: "stdio_log_line",
+        params: "",
+        example: "stdio_log_line",
+        injects: "A log line in plain text on stdout in the middle of a tools/call, before its \
+                  response (which is sound).",
+        layer: "framing",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "TOOL_SUCCESS plus an error finding transport.stdio.non-mcp-output",
+        verdict_modern: "TOOL_SUCCESS plus an error finding transport.stdio.non-mcp-output",
+    },
+    ScenarioInfo {
+        name: "stdio_pretty",
+        params: "",
+        example: "stdio_pretty",
+        injects: "The tools/call response pretty-printed over several lines (embedded newlines).",
+        layer: "framing",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "MALFORMED_JSON (transport.stdio.split-response: a client reading one \
+                         message per line never receives it)",
+        verdict_modern: "MALFORMED_JSON (transport.stdio.split-response: a client reading one \
+                         message per line never receives it)",
+    },
+    ScenarioInfo {
+        name: "stdio_crash",
+        params: "",
+        example: "stdio_crash",
+        injects: "The server exits (code 1) in the middle of a tools/call, before writing its \
+                  response.",
+        layer: "transport",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "DELIVERY_UNKNOWN (transport.stdio.ended-early: whether the tool ran is \
+                         unknown; restart the server, re-issue only a call safe to repeat)",
+        verdict_modern: "DELIVERY_UNKNOWN (transport.stdio.ended-early: whether the tool ran is \
+                         unknown; restart the server, re-issue only a call safe to repeat)",
+    },
+    ScenarioInfo {
+        name: "stdio_partial_exit",
+        params: "",
+        example: "stdio_partial_exit",
+        injects: "The first half of the tools/call response line, without its newline, then \
+                  the server exits (code 1).",
+        layer: "transport",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "DELIVERY_UNKNOWN (transport.stdio.ended-early, with the partial last \
+                         line noted)",
+        verdict_modern: "DELIVERY_UNKNOWN (transport.stdio.ended-early, with the partial last \
+                         line noted)",
+    },
+    ScenarioInfo {
+        name: "stdio_slow",
+        params: "[:MS]  (default 3000)",
+        example: "stdio_slow:3000",
+        injects: "The tools/call response comes MS milliseconds late (the server does nothing \
+                  meanwhile); nothing else is wrong.",
+        layer: "transport",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "TOOL_SUCCESS (a client that gives up first cancels, or sees a \
+                         timeout of its own)",
+        verdict_modern: "TOOL_SUCCESS (a client that gives up first cancels, or sees a \
+                         timeout of its own)",
+    },
+    ScenarioInfo {
+        name: "stdio_stderr_chatter",
+        params: "",
+        example: "stdio_stderr_chatter",
+        injects: "Not a fault, a control: log lines (one says ERROR) on stderr while every \
+                  request is answered correctly on stdout.",
+        layer: "transport",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "TOOL_SUCCESS, no finding (stderr is for logging; \
+                         transport.stdio.stderr-not-error is an applied default)",
+        verdict_modern: "TOOL_SUCCESS, no finding (stderr is for logging; \
+                         transport.stdio.stderr-not-error is an applied default)",
+    },
+    ScenarioInfo {
+        name: "stdio_after_cancel",
+        params: "[:MS]  (default 5000)",
+        example: "stdio_after_cancel:5000",
+        injects: "The tools/call response is held MS milliseconds; when the client cancels the \
+                  call meanwhile (notifications/cancelled), the server still writes a \
+                  progress notification and the response for it.",
+        layer: "protocol",
+        transports: STDIO,
+        revisions: BOTH,
+        verdict_legacy: "With a cancellation: DELIVERY_UNKNOWN \
+                         (transport.stdio.response-after-cancel) plus \
+                         transport.stdio.after-cancellation (SHOULD NOT: warning); without one, \
+                         TOOL_SUCCESS",
+        verdict_modern: "With a cancellation: DELIVERY_UNKNOWN \
+                         (transport.stdio.response-after-cancel) plus an error finding \
+                         transport.stdio.after-cancellation (MUST NOT); without one, \
+                         TOOL_SUCCESS",
+    },
 ];
 
 /// Looks a scenario up by name.
@@ -373,8 +541,9 @@ pub(crate) fn scenario_info(name: &str) -> Option<&'static ScenarioInfo> {
 pub fn render_list() -> String {
     let mut out = String::new();
     out.push_str(
-        "Scenarios (mcp-verdict serve --scenario NAME[:PARAMS]). Faults apply to tools/call \
-         unless stated; both revisions are served on one endpoint.\n",
+        "Scenarios (mcp-verdict serve [--stdio] --scenario NAME[:PARAMS]). Faults apply to \
+         tools/call unless stated; both revisions are served on one endpoint (over HTTP) or one \
+         stdin (with --stdio); `transports` says which a scenario is offered over.\n",
     );
     for s in SCENARIOS {
         out.push('\n');
@@ -384,10 +553,12 @@ pub fn render_list() -> String {
         }
         out.push('\n');
         let revs: Vec<&str> = s.revisions.iter().map(|r| r.as_str()).collect();
+        let transports: Vec<&str> = s.transports.iter().map(|t| t.as_str()).collect();
         let rows = [
             ("injects", s.injects),
             ("layer", s.layer),
             ("revisions", &revs.join(", ")),
+            ("transports", &transports.join(", ")),
             ("example", s.example),
             ("verdict 2025-11-25", s.verdict_legacy),
             ("verdict 2026-07-28", s.verdict_modern),

@@ -74,6 +74,13 @@ impl Shared {
         })
     }
 
+    /// Forgets the server request `key` of `session` that waited for the client's answer.
+    pub(crate) fn forget_pending(&self, session: &str, key: &str) {
+        if let Some(s) = self.sessions.lock().expect("sessions lock").get(session) {
+            s.pending.remove(key);
+        }
+    }
+
     /// A fresh number for event and request ids.
     pub fn next_serial(&self) -> u64 {
         self.serial.fetch_add(1, Ordering::SeqCst) + 1

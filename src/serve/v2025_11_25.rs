@@ -52,6 +52,7 @@ pub(crate) fn initialize(
         .cloned()
         .unwrap_or_else(|| json!({}));
     let sid = shared.keys.random_hex();
+    ex.opened_session = Some(sid.clone());
     ex.client = client_label(client_info.as_ref());
     ex.protocol_version = Some(negotiated.into());
     shared.sessions.lock().expect("sessions lock").insert(
@@ -104,13 +105,16 @@ pub(crate) fn handle(
         } else {
             400
         };
+        let what = match req.fields {
+            Some(_) => format!("Bad Request: missing {} header", header::SESSION_ID),
+            None => "Invalid Request: no session".to_string(),
+        };
         let m = error_msg(
             id,
             code::INVALID_REQUEST,
             &format!(
-                "Bad Request: missing {} header (2025-11-25: send initialize first; \
-                 2026-07-28: put {} in params._meta)",
-                header::SESSION_ID,
+                "{what} (2025-11-25: send initialize first; 2026-07-28: put {} in \
+                 params._meta)",
                 meta::PROTOCOL_VERSION
             ),
             None,

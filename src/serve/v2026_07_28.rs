@@ -118,20 +118,25 @@ pub(crate) fn handle(
 
     // Headers against the body first: a header version that contradicts `_meta` is a header
     // mismatch, whichever of the two names a version this server supports.
-    let checked = check_headers(shared, req, method, version, params).and_then(|()| {
-        // Parameters the called tool mirrors into `Mcp-Param-{Name}` headers.
-        match (
-            method,
-            params.and_then(|p| p.get("name")).and_then(Value::as_str),
-        ) {
-            ("tools/call", Some(name)) => match conformance::input_schema(shared, name) {
-                Some(_) if lenient(shared, Lenient::ParamHeader) => Ok(()),
-                Some(schema) => check_param_headers(req, &schema, params),
-                None => Ok(()),
-            },
-            _ => Ok(()),
-        }
-    });
+    let checked = if req.fields.is_none() {
+        // A binding without a header layer (stdio) carries the metadata in the body alone.
+        Ok(())
+    } else {
+        check_headers(shared, req, method, version, params).and_then(|()| {
+            // Parameters the called tool mirrors into `Mcp-Param-{Name}` headers.
+            match (
+                method,
+                params.and_then(|p| p.get("name")).and_then(Value::as_str),
+            ) {
+                ("tools/call", Some(name)) => match conformance::input_schema(shared, name) {
+                    Some(_) if lenient(shared, Lenient::ParamHeader) => Ok(()),
+                    Some(schema) => check_param_headers(req, &schema, params),
+                    None => Ok(()),
+                },
+                _ => Ok(()),
+            }
+        })
+    };
     if let Err(why) = checked {
         // lenient:version_header answers a version header contradicting _meta as an
         // unsupported version.

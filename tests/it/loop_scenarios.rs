@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcp_verdict::Protocol;
 use mcp_verdict::advice::RetryPolicy;
 use mcp_verdict::probe::{self, CallExchange, CallSpec, ProbeConfig, RunStatus, Timeouts};
-use mcp_verdict::serve::{self, SCENARIOS, ServeConfig, ServerHandle};
+use mcp_verdict::serve::{self, SCENARIOS, ScenarioInfo, ServeConfig, ServerHandle, Transport};
 use mcp_verdict::vocab::Severity;
 use mcp_verdict::wire::exchange::BodyEnd;
 use rstest::rstest;
@@ -311,9 +311,16 @@ fn scenario_name(s: &str) -> &str {
     s.split(':').next().unwrap_or(s)
 }
 
+/// The scenarios `serve` offers over HTTP (the stdio ones have their loop in `serve_stdio`).
+fn over_http() -> impl Iterator<Item = &'static ScenarioInfo> {
+    SCENARIOS
+        .iter()
+        .filter(|s| s.transports.contains(&Transport::Http))
+}
+
 #[test]
 fn every_scenario_and_revision_has_a_case() {
-    for s in SCENARIOS {
+    for s in over_http() {
         for rev in s.revisions {
             let p = match rev {
                 Protocol::V2025_11_25 => L,
@@ -330,9 +337,7 @@ fn every_scenario_and_revision_has_a_case() {
     }
     for c in CASES {
         assert!(
-            SCENARIOS
-                .iter()
-                .any(|s| s.name == scenario_name(c.scenario)),
+            over_http().any(|s| s.name == scenario_name(c.scenario)),
             "case for unknown scenario {}",
             c.scenario
         );
@@ -376,7 +381,7 @@ fn scenario(#[case] name: &str) {
 fn every_scenario_has_an_rstest_case() {
     // Keep the #[case] list above in step with the table.
     let src = include_str!("loop_scenarios.rs");
-    for s in SCENARIOS {
+    for s in over_http() {
         assert!(
             src.contains(&format!("#[case(\"{}\")]", s.name)),
             "add #[case(\"{}\")] to fn scenario",

@@ -57,6 +57,7 @@ mod serve_limits;
 mod serve_modern;
 mod serve_scenarios;
 mod serve_soak;
+mod serve_stdio;
 mod serve_verdicts;
 mod settings;
 mod spec_inventory;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use mcp_verdict::Protocol;
-use mcp_verdict::serve::SCENARIOS;
+use mcp_verdict::serve::{SCENARIOS, Transport};
 use serde_json::json;
 
 use crate::support::serve::*;
@@ -27,7 +27,7 @@ fn serve_records_the_verdict_the_table_promises() {
     let mut checked = 0;
     let plain: Vec<_> = SCENARIOS
         .iter()
-        .filter(|s| !NOT_PLAIN.contains(&s.name))
+        .filter(|s| !NOT_PLAIN.contains(&s.name) && s.transports.contains(&Transport::Http))
         .collect();
     assert!(plain.len() >= 16, "{} plain scenarios", plain.len());
     for info in &plain {

@@ -11,6 +11,7 @@ pub mod reference;
 pub mod rng;
 pub mod serve;
 pub mod spec_page;
+pub mod stdio;
 pub mod synth;
 pub mod temp;
 pub mod tools;

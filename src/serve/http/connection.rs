@@ -22,7 +22,7 @@ use crate::serve::shared::Shared;
 use crate::serve::{dispatch, judged, v2025_11_25};
 use crate::views::diag::{DiagRecord, Side, sanitize};
 use crate::vocab::http::TEXT_PLAIN;
-use crate::vocab::protocol::code;
+use crate::vocab::protocol::{code, header};
 use crate::wire::exchange::{self as recorded, Headers};
 
 /// Connections past the cap waiting for their `503` to be read, at most.
@@ -210,6 +210,7 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
     let incoming = Incoming {
         body: &req.body,
         fields: Some(&req.headers),
+        session: req.header(header::SESSION_ID),
     };
     let (reply, exchange) =
         if let Some(origin) = req.header("origin").filter(|o| !origin_allowed(config, o)) {

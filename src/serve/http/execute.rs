@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::wire::{self as http, SseWriter};
+use crate::serve::exchange::{is_response, note_message};
 use crate::serve::reply::{Answer, Reply, SseEnd, SsePlan, SseStep};
 use crate::serve::shared::Shared;
-use crate::views::diag::{DiagRecord, StreamEnd, sanitize};
+use crate::views::diag::{DiagRecord, StreamEnd};
 use crate::vocab::http::EVENT_STREAM;
 use crate::wire::exchange::BodyEnd;
 
@@ -37,25 +38,6 @@ pub(crate) enum After {
     KeepOpen,
     Close,
     Reset,
-}
-
-/// Copies a message's error / resultType facts into the record.
-fn note_message(record: &mut DiagRecord, msg: &Value) {
-    if let Some(err) = msg.get("error") {
-        record.jsonrpc.error_code = err.get("code").and_then(Value::as_i64);
-        record.jsonrpc.error_message = err.get("message").and_then(Value::as_str).map(sanitize);
-    }
-    if let Some(rt) = msg
-        .get("result")
-        .and_then(|r| r.get("resultType"))
-        .and_then(Value::as_str)
-    {
-        record.result_type = Some(rt.to_string());
-    }
-}
-
-fn is_response(msg: &Value) -> bool {
-    msg.get("method").is_none() && (msg.get("result").is_some() || msg.get("error").is_some())
 }
 
 /// Sends `reply` and says what the connection must do next; fills `sent` with what went out
@@ -199,7 +181,7 @@ fn stream_events(
         if broken {
             // Release a pending server request the stream can no longer serve.
             if let SseStep::Await { session, key, .. } = step {
-                forget_pending(shared, &session, &key);
+                shared.forget_pending(&session, &key);
             }
             continue;
         }
@@ -218,7 +200,7 @@ fn stream_events(
                 then,
             } => {
                 let answer = await_answer(shared, w.stream(), &rx, limit);
-                forget_pending(shared, &session, &key);
+                shared.forget_pending(&session, &key);
                 match answer {
                     Some(a) => {
                         if matches!(a, Answer::Timeout) {
@@ -307,10 +289,4 @@ fn peer_closed(stream: &TcpStream) -> bool {
     };
     let _ = stream.set_nonblocking(false);
     closed
-}
-
-fn forget_pending(shared: &Shared, session: &str, key: &str) {
-    if let Some(s) = shared.sessions.lock().expect("sessions lock").get(session) {
-        s.pending.remove(key);
-    }
 }

@@ -17,6 +17,7 @@ use std::time::Duration;
 pub(crate) use wire::{Parse, parse_request};
 
 use super::config::ServeConfig;
+use super::scenario_table::Transport;
 use super::shared::Shared;
 use crate::views::diag::DiagRecord;
 
@@ -138,6 +139,15 @@ impl Drop for ServerHandle {
 
 /// Binds the listener and starts serving in background threads.
 pub fn start(config: ServeConfig) -> io::Result<ServerHandle> {
+    if !config.scenario.offered_over(Transport::Http) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "scenario {} is offered over stdio only: run serve --stdio (serve --list says which scenarios each transport offers)",
+                config.scenario
+            ),
+        ));
+    }
     let listener = TcpListener::bind(SocketAddr::new(config.host, config.port))?;
     let addr = listener.local_addr()?;
     let shared = Arc::new(Shared::new(config)?);
