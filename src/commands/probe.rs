@@ -9,20 +9,44 @@ use serde_json::{Map, Value};
 
 use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
-use crate::outputs::probe::render_text;
-use crate::probe::{self, CallSpec, Limits, ProbeConfig, ProbeError, Timeouts};
+use crate::outputs::probe::render_text_with;
+use crate::probe::{self, CallSpec, Limits, ProbeConfig, ProbeError, StdioCommand, Timeouts};
 use crate::views::redact;
 use crate::vocab::{Protocol, exit};
 
-/// Probe a live MCP server over Streamable HTTP under each protocol revision: set up
-/// (`server/discover` or `initialize`), list its tools, call tools, and judge every
-/// `tools/call` exchange as received.
+/// Probe a live MCP server, over Streamable HTTP (`probe URL`) or stdio (`probe -- COMMAND
+/// ARGS...`), under each protocol revision: set up (`server/discover` or `initialize`), list
+/// its tools, call tools, and judge every `tools/call` exchange as received.
 #[derive(Debug, Clone, Args)]
 #[command(after_help = probe_help())]
 pub struct ProbeArgs {
-    /// The MCP endpoint URL (http://, or https:// in builds with the `tls` feature).
-    #[arg(value_name = "URL")]
-    pub url: String,
+    /// The MCP endpoint URL (http://, or https:// in builds with the `tls` feature). Leave it
+    /// out to probe a stdio server given after `--`.
+    #[arg(value_name = "URL", required_unless_present = "command")]
+    pub url: Option<String>,
+
+    /// The stdio server to launch, after `--`: its program and arguments (run without a
+    /// shell unless --shell), started afresh for each revision and shut down at the end of
+    /// it (stdin closed, then SIGTERM, then SIGKILL).
+    #[arg(last = true, value_name = "COMMAND", conflicts_with = "url")]
+    pub command: Vec<String>,
+
+    /// Run the stdio server command through `sh -c` (its words joined by spaces).
+    #[arg(long, requires = "command")]
+    pub shell: bool,
+
+    /// Set an environment variable for the stdio server, `KEY=VALUE` (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env, requires = "command")]
+    pub env: Vec<(String, String)>,
+
+    /// The stdio server's working directory.
+    #[arg(long, value_name = "DIR", requires = "command")]
+    pub cwd: Option<PathBuf>,
+
+    /// Show what the stdio server wrote on stderr (it is always recorded, and in --format
+    /// json).
+    #[arg(long, requires = "command")]
+    pub show_stderr: bool,
 
     /// Revision(s) to probe under: 2025-11-25, 2026-07-28 or all.
     #[arg(long, value_parser = parse_protocol, default_value = "all")]
@@ -150,6 +174,8 @@ response, redirected (never followed), or not sent (the deadline had passed).
 
 {}
 Examples:
+  mcp-verdict probe -- npx -y @modelcontextprotocol/server-everything
+  mcp-verdict probe --env ROOT=/tmp -- ./my-server --stdio
   mcp-verdict probe http://127.0.0.1:3000/mcp
   mcp-verdict probe http://127.0.0.1:3000/mcp --protocol 2026-07-28 \\
       --tool echo --args '{{\"text\":\"hi\"}}' --no-auto-calls
@@ -294,6 +320,13 @@ fn parse_secs(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+        _ => Err(format!("`{s}` is not KEY=VALUE")),
+    }
+}
+
 impl ProbeArgs {
     /// The probe configuration these arguments describe (reads `--answers`).
     pub fn to_config(&self) -> Result<ProbeConfig, String> {
@@ -323,7 +356,15 @@ impl ProbeArgs {
             ProtocolArg::All => Protocol::all().collect(),
             ProtocolArg::One(p) => vec![p],
         };
-        let mut config = ProbeConfig::new(self.url.clone());
+        let mut config = match &self.url {
+            Some(url) => ProbeConfig::new(url.clone()),
+            None => ProbeConfig::stdio(StdioCommand {
+                command: self.command.clone(),
+                shell: self.shell,
+                env: self.env.clone(),
+                cwd: self.cwd.clone(),
+            }),
+        };
         config.protocols = protocols;
         config.calls = self.calls.calls.clone();
         config.auto_calls = !self.no_auto_calls;
@@ -386,7 +427,11 @@ pub(crate) fn run(args: ProbeArgs, g: super::Global) -> ExitCode {
         eprintln!("mcp-verdict probe: cannot append to {}: {e}", log.display());
     }
     match args.format {
-        Format::Text => super::write_stdout(&render_text(&report, Style::stdout(g.color))),
+        Format::Text => super::write_stdout(&render_text_with(
+            &report,
+            Style::stdout(g.color),
+            args.show_stderr,
+        )),
         Format::Json => super::write_stdout(
             &(crate::outputs::safe::json(
                 serde_json::to_string_pretty(&report.to_output()).expect("report serializes"),

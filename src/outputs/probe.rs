@@ -47,9 +47,10 @@ pub struct RunOut {
     /// The setup's discovery exchanges (`initialize`, `server/discover`, `tools/list`), judged
     /// by the discovery rules, in order.
     pub discovery: Vec<DiscoveryOut>,
-    /// POSTs sent.
+    /// Messages sent (POSTs over HTTP, lines over stdio).
     pub posts: u32,
-    /// Every HTTP request in order, with its status.
+    /// Every message in order: each HTTP request with its status, or each line written to a
+    /// stdio server with how its answer ended.
     pub http: Vec<HttpStep>,
     /// Judged `tools/call` exchanges.
     pub exchanges: Vec<ExchangeOut>,
@@ -65,6 +66,23 @@ pub struct RunOut {
     /// The active checks (`--active`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub active: Vec<super::probe_active::ActiveOut>,
+    /// Over stdio: what the server process did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessOut>,
+}
+
+/// A stdio server process in output form.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProcessOut {
+    /// The command (redacted).
+    pub command: String,
+    /// How the run ended it.
+    pub ending: String,
+    /// Whether it needed a signal to stop once its stdin was closed.
+    pub needed_signal: bool,
+    /// What it wrote on stderr (redacted).
+    pub stderr: String,
 }
 
 /// A judged discovery exchange in output form.
@@ -204,6 +222,14 @@ impl ProbeReport {
             }
         }
         for r in &self.runs {
+            if let Some(process) = &r.process {
+                // The session as it went, for `classify --transcript` (secrets redacted as in
+                // any string of JSON).
+                let path = dir.join(format!("transcript-{}.jsonl", r.protocol));
+                let text = String::from_utf8_lossy(&process.transcript);
+                std::fs::write(&path, redact::text(&text).as_bytes())?;
+                paths.push(path);
+            }
             for (i, x) in r.discovery.iter().enumerate() {
                 let stem = format!("setup-{}-{:02}-{}", r.protocol, i + 1, file_safe(&x.label));
                 let path = dir.join(format!("{stem}.json"));
@@ -317,6 +343,12 @@ fn run_out(r: &RevisionRun) -> RunOut {
             })
             .collect(),
         active: super::probe_active::active_out(r),
+        process: r.process.as_ref().map(|p| ProcessOut {
+            command: shown(&p.command),
+            ending: shown(&p.ending),
+            needed_signal: p.needed_signal,
+            stderr: shown(&p.stderr),
+        }),
     }
 }
 
@@ -449,6 +481,11 @@ fn diag_record(x: &CallExchange) -> DiagRecord {
 /// their statuses, then the verdict as `classify` renders it. What the server sent (tool names,
 /// server info, notes) is redacted ([`redact`]) and escaped ([`super::safe`]).
 pub fn render_text(report: &ProbeReport, style: Style) -> String {
+    render_text_with(report, style, false)
+}
+
+/// [`render_text`], with what a stdio server wrote on stderr when `show_stderr`.
+pub fn render_text_with(report: &ProbeReport, style: Style, show_stderr: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", style.bold("probe"), esc(&report.url));
     for r in &report.runs {
@@ -517,7 +554,8 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
                 .iter()
                 .map(|s| esc(&s.describe()).into_owned())
                 .collect();
-            let _ = writeln!(out, "   HTTP so far: {}", seq.join(", "));
+            let over = if r.process.is_some() { "" } else { "HTTP " };
+            let _ = writeln!(out, "   {over}so far: {}", seq.join(", "));
             for s in &r.steps[shown..x.steps_so_far] {
                 if let Some(n) = &s.note {
                     let _ = writeln!(out, "   note: {}: {}", esc(&s.describe()), esc(n));
@@ -562,6 +600,9 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         for m in &r.stream_messages {
             let _ = writeln!(out, "   {}", esc(m));
         }
+        if let Some(p) = &r.process {
+            process_lines(&mut out, p, style, show_stderr);
+        }
         super::probe_active::render_active(&mut out, r, style);
     }
     let _ = writeln!(out);
@@ -588,6 +629,37 @@ pub fn render_text(report: &ProbeReport, style: Style) -> String {
         report.exit_code()
     );
     out
+}
+
+/// How a stdio server process ended and, on request, what it wrote on stderr.
+fn process_lines(
+    out: &mut String,
+    p: &crate::probe::ServerProcess,
+    style: Style,
+    show_stderr: bool,
+) {
+    let label = if p.needed_signal {
+        style.bold("server process (needed a signal):")
+    } else {
+        "server process:".to_string()
+    };
+    let _ = writeln!(out, "   {label} {}", esc(&p.ending));
+    let lines: Vec<&str> = p.stderr.lines().collect();
+    if lines.is_empty() {
+        return;
+    }
+    if show_stderr {
+        let _ = writeln!(out, "   stderr ({} line(s)):", lines.len());
+        for l in lines {
+            let _ = writeln!(out, "     {}", style.dim(&esc(l)));
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "   stderr: {} line(s), not errors by themselves (--show-stderr shows them)",
+            lines.len()
+        );
+    }
 }
 
 /// The discovery verdicts, briefly: one line per exchange, then its findings with the rule and

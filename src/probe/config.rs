@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::transport::{Limits, Timeouts};
+use super::transport::{Limits, StdioCommand, Timeouts};
 use crate::vocab::Protocol;
 
 /// `clientInfo.name` the probe reports (also its User-Agent product and the prefix of its
@@ -21,8 +21,10 @@ pub struct CallSpec {
 /// What to probe and how.
 #[derive(Debug, Clone)]
 pub struct ProbeConfig {
-    /// The MCP endpoint URL.
+    /// The MCP endpoint URL; for a stdio server, the command as shown.
     pub url: String,
+    /// A stdio server to launch and probe instead of the URL (one process per revision).
+    pub stdio: Option<StdioCommand>,
     /// Revisions to probe under, in order.
     pub protocols: Vec<Protocol>,
     /// Tools to call, in order.
@@ -52,6 +54,7 @@ impl ProbeConfig {
     pub fn new(url: impl Into<String>) -> ProbeConfig {
         ProbeConfig {
             url: url.into(),
+            stdio: None,
             protocols: Protocol::all().collect(),
             calls: Vec::new(),
             auto_calls: true,
@@ -62,6 +65,14 @@ impl ProbeConfig {
             headers: Vec::new(),
             timeouts: Timeouts::default(),
             limits: Limits::default(),
+        }
+    }
+
+    /// Defaults as [`ProbeConfig::new`], probing the stdio server `command` launches.
+    pub fn stdio(command: StdioCommand) -> ProbeConfig {
+        ProbeConfig {
+            stdio: Some(command.clone()),
+            ..ProbeConfig::new(command.display())
         }
     }
 }

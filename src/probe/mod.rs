@@ -91,16 +91,20 @@ pub use config::{CallSpec, ProbeConfig};
 pub use plan::{CallKind, PlannedCall};
 pub use report::{CallExchange, ProbeReport, RevisionRun, RunStatus, SetupExchange};
 pub use transport::{
-    DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, HttpStep, Limits, ReadStop, Timeouts,
+    DEFAULT_DEADLINE, DEFAULT_MAX_BODY, DEFAULT_MAX_EVENTS, HttpStep, Limits, ReadStop, STDIN,
+    ServerProcess, StdioCommand, Timeouts,
 };
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
 use answers::Answers;
 use runner::Runner;
+use transport::Transport;
 use transport::http::{Client, HttpTransport};
+use transport::stdio::StdioTransport;
 
 /// Why a probe could not run at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -120,8 +124,19 @@ pub enum ProbeError {
 
 /// Probes the server under each configured revision.
 pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
-    let client = Client::new(&config.url, CLIENT_NAME, config.timeouts, config.limits)
-        .map_err(ProbeError::Config)?;
+    let client = match &config.stdio {
+        None => Some(
+            Client::new(&config.url, CLIENT_NAME, config.timeouts, config.limits)
+                .map_err(ProbeError::Config)?,
+        ),
+        Some(c) if c.command.is_empty() => {
+            return Err(ProbeError::Config(
+                "no server command given: probe -- COMMAND ARGS...".into(),
+            ));
+        }
+        Some(_) => None,
+    };
+    let deadline = Instant::now() + config.limits.deadline;
     let url = sanitize(&config.url);
     let mut runs: Vec<RevisionRun> = Vec::new();
     let mut todo: Vec<Protocol> = config.protocols.clone();
@@ -131,9 +146,25 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
             p,
             answers: config.answers.clone(),
         });
-        let mut transport =
-            HttpTransport::new(client.clone(), p, &url, config.headers.clone(), answers);
-        let mut runner = Runner::new(config, &mut transport, p);
+        let mut transport: Box<dyn Transport> = match (&client, &config.stdio) {
+            (Some(c), _) => Box::new(HttpTransport::new(
+                c.clone(),
+                p,
+                &url,
+                config.headers.clone(),
+                answers,
+            )),
+            (None, Some(command)) => Box::new(StdioTransport::new(
+                command,
+                p,
+                answers,
+                config.timeouts,
+                config.limits,
+                deadline,
+            )),
+            (None, None) => unreachable!("a client is made unless a stdio command is given"),
+        };
+        let mut runner = Runner::new(config, transport.as_mut(), p);
         // Set up, call, check; then end the session (and check what the server does with a
         // request in a session it ended).
         if runner.set_up() {

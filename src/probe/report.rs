@@ -267,6 +267,8 @@ pub struct RevisionRun {
     pub rejected_tools: Vec<(String, String)>,
     /// The active checks (`--active`), in order.
     pub active: Vec<ActiveCheck>,
+    /// Over stdio: what the server process did (its stderr, how it ended, the transcript).
+    pub process: Option<super::transport::ServerProcess>,
 }
 
 impl RevisionRun {
@@ -348,6 +350,7 @@ mod tests {
             stream_messages: Vec::new(),
             rejected_tools: Vec::new(),
             active: Vec::new(),
+            process: None,
         }
     }
 

@@ -52,6 +52,7 @@ impl<'a> Runner<'a> {
                 stream_messages: Vec::new(),
                 rejected_tools: Vec::new(),
                 active: Vec::new(),
+                process: None,
             },
         }
     }
@@ -71,9 +72,10 @@ impl<'a> Runner<'a> {
     /// Ends the run's session on the transport, keeping what it heard; true when the
     /// transport ended a session the server had issued (its step is recorded).
     pub(super) fn end_session(&mut self) -> bool {
-        let (heard, ended) = self.t.end();
-        self.take_heard(heard);
-        match ended {
+        let ended = self.t.end();
+        self.take_heard(ended.heard);
+        self.run.process = ended.process;
+        match ended.step {
             Some(step) => {
                 self.push_step(step);
                 true
@@ -90,7 +92,7 @@ impl<'a> Runner<'a> {
     }
 
     pub(super) fn push_step(&mut self, mut step: HttpStep) -> usize {
-        if step.http_method == "POST" {
+        if step.http_method == "POST" || step.http_method == super::transport::STDIN {
             step.post = Some(self.run.post_count() + 1);
         }
         self.run.steps.push(step);

@@ -165,6 +165,22 @@ impl Runner<'_> {
                     r.head()
                 )));
             }
+            (None, _) => {
+                // Over stdio, which has no status to tell a legacy server by: 2026-07-28
+                // basic/transports/stdio, Backward Compatibility: "The server returns any
+                // other error, or does not respond within a reasonable timeout: the server is
+                // legacy. Fall back to the `initialize` handshake." "The fallback MUST NOT be
+                // keyed to one specific error code".
+                let got = match (error_code, &r.unanswered) {
+                    (Some(c), _) => format!("answered error {c}"),
+                    (None, Some(why)) => format!("got no answer ({why})"),
+                    (None, None) => "got an answer that is neither a result nor an error".into(),
+                };
+                self.fallback = Protocol::all().find(|q| *q != self.p);
+                return Err(Stop::Unsupported(format!(
+                    "server/discover {got}: a stdio server that does so is a legacy server (basic/transports/stdio, Backward Compatibility)"
+                )));
+            }
             (_, _) if error_code == Some(METHOD_NOT_FOUND) => {
                 // A modern server without server/discover (it MUST implement it; the
                 // probe carries on with tools/list).

@@ -40,6 +40,7 @@ mod probe_active;
 mod probe_bounds;
 mod probe_client;
 mod probe_record;
+mod probe_stdio;
 mod probe_wire;
 mod published_schemas;
 mod report_browser;

@@ -7,12 +7,14 @@
 //! socket or a pipe. A transport owns what only it knows: its framing, its metadata layer
 //! (over HTTP: the header fields, the session id, SSE resumption, the standalone GET stream,
 //! DELETE), how it delivers an answer to a server request, and what a recorded exchange
-//! looks like on its wire. Each transport is one module beside the others (`http`).
+//! looks like on its wire. Each transport is one module beside the others (`http`, `stdio`).
 
 pub(crate) mod http;
+pub(crate) mod stdio;
 mod step;
 
-pub use step::{HttpStep, ReadStop};
+pub use stdio::{ServerProcess, StdioCommand};
+pub use step::{HttpStep, ReadStop, STDIN};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -223,6 +225,17 @@ pub(crate) struct Heard {
     pub lines: Vec<String>,
 }
 
+/// How a run's session ended on its transport.
+#[derive(Default)]
+pub(crate) struct SessionEnd {
+    /// What the server sent on its own since the last call.
+    pub heard: Heard,
+    /// The step that ended a session the server had issued (over HTTP: DELETE).
+    pub step: Option<HttpStep>,
+    /// What the server process did, over a transport that launched one (stdio).
+    pub process: Option<ServerProcess>,
+}
+
 /// A transport for one revision's run: one connection, or one session, to the server.
 pub(crate) trait Transport {
     /// Sends one JSON-RPC message and reads what answers it, answering the server requests
@@ -238,8 +251,9 @@ pub(crate) trait Transport {
     fn drain(&mut self) -> Heard;
 
     /// Ends the run's session: stops listening (what was heard is returned) and ends the
-    /// session the way the transport does (over HTTP: DELETE, whose step is returned).
-    fn end(&mut self) -> (Heard, Option<HttpStep>);
+    /// session the way the transport does (over HTTP: DELETE, whose step is returned; over
+    /// stdio: the server process is shut down).
+    fn end(&mut self) -> SessionEnd;
 
     /// Time left before the probe's deadline.
     fn remaining(&self) -> Duration;

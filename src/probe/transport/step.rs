@@ -5,14 +5,16 @@ use serde::Serialize;
 
 use crate::wire::exchange::BodyEnd;
 
-/// One HTTP request of a run and what came of it.
+/// One message of a run and what came of it: an HTTP request, or a line written to a stdio
+/// server's stdin (`http_method` [`STDIN`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpStep {
-    /// Ordinal among the run's POSTs (1-based); `None` for GET and DELETE.
+    /// Ordinal among the run's messages sent (1-based): POSTs over HTTP, lines written over
+    /// stdio; `None` for GET and DELETE.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub post: Option<u32>,
-    /// HTTP method.
+    /// HTTP method, or [`STDIN`] over stdio.
     pub http_method: String,
     /// JSON-RPC method (or `response` for an answer to a server request).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,7 +39,14 @@ pub struct HttpStep {
     /// What went wrong, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Over stdio: the lines the server wrote on stdout for this message, up to and with
+    /// its response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u32>,
 }
+
+/// The `http_method` of a step over stdio: a line written to the server's stdin.
+pub const STDIN: &str = "stdin";
 
 impl HttpStep {
     /// One line for people: `#3 POST tools/call echo → 200`, with what happened when the
@@ -45,7 +54,7 @@ impl HttpStep {
     /// the answer was a redirect (`(redirected, not followed)`).
     pub fn describe(&self) -> String {
         let mut s = match self.post {
-            Some(n) => format!("#{n} POST"),
+            Some(n) => format!("#{n} {}", self.http_method),
             None => self.http_method.clone(),
         };
         if let Some(m) = &self.rpc_method {
@@ -56,9 +65,16 @@ impl HttpStep {
             s.push(' ');
             s.push_str(t);
         }
-        match self.status {
-            Some(st) => s.push_str(&format!(" → {st}")),
-            None => s.push_str(" → no response"),
+        match (self.status, self.lines, self.end) {
+            (Some(st), _, _) => s.push_str(&format!(" → {st}")),
+            (None, Some(n), Some(BodyEnd::Complete)) => {
+                s.push_str(&format!(" → response ({n} stdout line{})", plural(n)));
+            }
+            (None, Some(n), Some(_)) => {
+                s.push_str(&format!(" → no response ({n} stdout line{})", plural(n)));
+            }
+            (None, _, None) if self.http_method == STDIN && self.note.is_none() => {}
+            (None, _, _) => s.push_str(" → no response"),
         }
         if self.status.is_some_and(|st| (300..400).contains(&st)) {
             s.push_str(" (redirected, not followed)");
@@ -111,4 +127,8 @@ impl ReadStop {
             ReadStop::ClosedByClient => "closed by the probe at the end of the session",
         }
     }
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

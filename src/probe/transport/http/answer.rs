@@ -55,6 +55,7 @@ pub(super) fn post_answer(
         stopped: res.as_ref().ok().and_then(|r| r.stop),
         redirect: res.as_ref().ok().and_then(Received::redirect),
         note,
+        lines: None,
     };
     (line, step)
 }

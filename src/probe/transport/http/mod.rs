@@ -21,7 +21,9 @@ use serde_json::Value;
 
 pub(crate) use client::Client;
 
-use super::{Heard, Inbound, MetaEdit, Outbound, Reply, SendError, Sent, SharedResponder};
+use super::{
+    Heard, Inbound, MetaEdit, Outbound, Reply, SendError, Sent, SessionEnd, SharedResponder,
+};
 use crate::probe::transport::HttpStep;
 use crate::views::diag::sanitize;
 use crate::vocab::Protocol;
@@ -279,13 +281,17 @@ impl super::Transport for HttpTransport {
             .unwrap_or_default()
     }
 
-    fn end(&mut self) -> (Heard, Option<HttpStep>) {
+    fn end(&mut self) -> SessionEnd {
         let heard = self
             .listener
             .take()
             .map(Listener::close)
             .unwrap_or_default();
-        (heard, self.session.is_some().then(|| self.delete_session()))
+        SessionEnd {
+            heard,
+            step: self.session.is_some().then(|| self.delete_session()),
+            process: None,
+        }
     }
 
     fn remaining(&self) -> Duration {
@@ -369,6 +375,7 @@ impl HttpTransport {
             stopped: res.as_ref().ok().and_then(|r| r.stop),
             redirect: res.as_ref().ok().and_then(Received::redirect),
             note,
+            lines: None,
         }
     }
 }

@@ -29,6 +29,7 @@ pub(super) fn post_step(
             },
             Err(e) => Some(e.to_string()),
         },
+        lines: None,
     }
 }
 
