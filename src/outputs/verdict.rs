@@ -71,12 +71,11 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
     if !v.findings.is_empty() {
         let _ = writeln!(out, "    findings");
         for f in &v.findings {
-            let path = esc(&crate::vocab::pointer::json_path(&f.pointer)).into_owned();
-            let at = match (f.event, f.line) {
-                (Some(e), _) => format!("{label}::event[{e}]{path}"),
-                (None, Some(l)) => format!("{label}::stdout:{l}{path}"),
-                (None, None) => format!("{label}::{path}"),
-            };
+            let path = crate::vocab::pointer::json_path(&f.pointer);
+            let at = format!(
+                "{label}::{}",
+                esc(&crate::views::place(&path, f.event, f.line))
+            );
             let _ = writeln!(
                 out,
                 "      {} {}  {}: {}",

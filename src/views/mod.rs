@@ -11,5 +11,5 @@ pub use rules::{PrecedenceView, RevisionView, RuleView, rule_views};
 pub use verdict::{
     AdjustmentOut, CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
     classify_output_json_schema, judgement_json, judgement_json_line, judgement_json_pretty,
-    omitted_message,
+    omitted_message, place,
 };

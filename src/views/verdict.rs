@@ -183,6 +183,18 @@ impl AdjustmentOut {
     }
 }
 
+/// Where a finding is, for people: its JSONPath-like `path` in the message, prefixed by the
+/// SSE event (`event[3].result.content`) or the stdout line (`stdout:4.params.progress`) it is
+/// in, when it is in one.
+pub fn place(path: &str, event: Option<usize>, line: Option<usize>) -> String {
+    let rest = path.get(1..).unwrap_or_default();
+    match (event, line) {
+        (Some(e), _) => format!("event[{e}]{rest}"),
+        (None, Some(l)) => format!("stdout:{l}{rest}"),
+        (None, None) => path.to_string(),
+    }
+}
+
 /// `N more finding(s) of RULE not shown (--max-findings-per-rule)`.
 pub fn omitted_message(count: usize, rule: &str) -> String {
     let what = if count == 1 { "finding" } else { "findings" };

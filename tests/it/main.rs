@@ -11,6 +11,7 @@ mod capped_judge;
 mod check_cli;
 mod check_library;
 mod check_memory;
+mod check_stdio;
 mod cite_quotes;
 mod cli_conventions;
 mod clients;

@@ -87,13 +87,19 @@ pub struct Action<'a> {
 }
 
 impl Action<'_> {
-    /// A stable identity that does not depend on line numbers: kind, file, revision, rule,
-    /// pointer and stream event, hashed (64-bit FNV-1a, 16 hex digits).
+    /// A stable identity that does not depend on the file's line numbers: kind, file, revision,
+    /// rule, pointer and stream event (or stdout line), hashed (64-bit FNV-1a, 16 hex digits).
     pub fn fingerprint(&self) -> String {
+        // An SSE event as its number, a stdout line as `stdout:N`: the two never meet in one
+        // exchange, and a stream's fingerprints stay what they were.
         let event = self
             .finding
-            .and_then(|f| f.finding.event)
-            .map(|e| e.to_string())
+            .and_then(|f| {
+                let f = &f.finding;
+                f.event
+                    .map(|e| e.to_string())
+                    .or_else(|| f.line.map(|l| format!("stdout:{l}")))
+            })
             .unwrap_or_default();
         let parts = [
             self.kind.as_str(),
@@ -193,13 +199,7 @@ fn revision_actions<'a>(
                         location: f.location,
                         message: format!(
                             "{p}: {}: {}{why}",
-                            match f.finding.event {
-                                Some(e) => format!(
-                                    "event[{e}]{}",
-                                    f.finding.path.get(1..).unwrap_or_default()
-                                ),
-                                None => f.finding.path.clone(),
-                            },
+                            crate::views::place(&f.finding.path, f.finding.event, f.finding.line),
                             f.finding.message
                         ),
                         pointer: &f.finding.pointer,

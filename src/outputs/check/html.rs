@@ -792,6 +792,9 @@ fn revision_detail(
             if let Some(e) = fd.event {
                 let _ = write!(where_, " (event {e})");
             }
+            if let Some(l) = fd.line {
+                let _ = write!(where_, " (stdout line {l})");
+            }
             if let Some(l) = x.location {
                 let _ = write!(
                     where_,

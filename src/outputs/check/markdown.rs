@@ -127,9 +127,11 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                     "| Severity | Rule | Where | Message |\n|---|---|---|---|"
                 );
                 for x in shown {
+                    let f = &x.finding;
+                    let place = crate::views::place(&f.path, f.event, f.line);
                     let at = match x.location {
-                        Some(l) => format!("{} (line {})", code(&x.finding.path), l.line),
-                        None => code(&x.finding.path),
+                        Some(l) => format!("{} (line {})", code(&place), l.line),
+                        None => code(&place),
                     };
                     let _ = writeln!(
                         out,

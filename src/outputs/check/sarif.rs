@@ -133,6 +133,9 @@ fn result(a: &Action<'_>, index: &dyn Fn(&str) -> Option<usize>) -> Value {
         if let Some(e) = f.finding.event {
             props.insert("event".into(), json!(e));
         }
+        if let Some(l) = f.finding.line {
+            props.insert("stdoutLine".into(), json!(l));
+        }
     }
     if !a.subject.is_empty() && a.kind == ActionKind::Missing {
         props.insert("rule".into(), json!(a.subject));

@@ -40,14 +40,11 @@ fn paint_status(style: Style, run: &CheckRun, r: &RevisionResult) -> String {
     format!("\x1b[{code}m{label}\x1b[0m")
 }
 
-/// `file:line:column: $.path: message  [severity rule]` (`event[N].path` for stream events;
-/// `file::$.path` when the finding cannot be placed in the file), escaped.
+/// `file:line:column: $.path: message  [severity rule]` (`event[N].path` for stream events,
+/// `stdout:N.path` for a stdio server's lines; `file::$.path` when the finding cannot be placed
+/// in the file), escaped.
 pub fn finding_line(file: &str, f: &CheckFinding) -> String {
-    let path = &f.finding.path;
-    let json_at = match f.finding.event {
-        Some(e) => format!("event[{e}]{}", path.get(1..).unwrap_or_default()),
-        None => path.clone(),
-    };
+    let json_at = crate::views::place(&f.finding.path, f.finding.event, f.finding.line);
     let at = match f.location {
         Some(l) => format!("{}:{}:{}: {}", esc(file), l.line, l.column, esc(&json_at)),
         None => format!("{}::{}", esc(file), esc(&json_at)),

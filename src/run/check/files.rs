@@ -1,17 +1,15 @@
 //! Finding the files, judging them in parallel, comparing verdicts with expectations.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Range;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::locate::{
-    self, ceil_char_boundary, floor_char_boundary, line_col, line_cols, pointer_span,
-};
+use super::locate::{line_col, pointer_span};
+use super::locator::{BodyGiven, Locator};
 use super::{
-    Baseline, CheckFinding, CheckRun, Diff, Excerpt, Failure, FailureKind, FileResult, InputError,
+    Baseline, CheckFinding, CheckRun, Diff, Failure, FailureKind, FileResult, InputError,
     InputErrorKind, Location, OutcomeDiff, RevisionConformance, RevisionResult, RuleConformance,
     RuleEval, RuleState, Status, rule_counts,
 };
@@ -460,7 +458,7 @@ fn prepare(
     let ex = match whole.into_exchange() {
         Ok(x) => x,
         Err(e) => {
-            let pos = at("/response");
+            let pos = at("/response").or_else(|| at("/stdio"));
             out.error = Some(invalid(
                 e.line.or(pos.map(|p| p.0)),
                 e.column.or(pos.map(|p| p.1)),
@@ -647,7 +645,7 @@ fn compare(
     let wants: Vec<(&str, Option<usize>)> = out
         .findings
         .iter()
-        .map(|f| (f.pointer.as_str(), f.event))
+        .map(|f| (f.pointer.as_str(), f.event.or(f.line)))
         .collect();
     let placed = locator.locate_all(&wants);
     let findings = out
@@ -689,307 +687,9 @@ fn failure(kind: FailureKind, rule: Option<&String>, outcome: Option<crate::Outc
     }
 }
 
-/// Maps findings' pointers to positions in the exchange file and excerpts of the body: every
-/// finding of a verdict in one pass over each text ([`Locator::locate_all`]).
-struct Locator<'a> {
-    text: &'a str,
-    /// The body as judged, when it is text.
-    body: Option<&'a str>,
-    sse: bool,
-    /// How the body is written in the file.
-    source: BodySource,
-    /// Position of the `response` member's value.
-    response: Option<Location>,
-}
-
-/// Which of `body`, `body_json` and `body_base64` the file gives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum BodyGiven {
-    Text,
-    Json,
-    Base64,
-    None,
-}
-
-impl BodyGiven {
-    fn of(file: &ExchangeFile) -> BodyGiven {
-        let Some(r) = &file.response else {
-            return BodyGiven::None;
-        };
-        if r.body.is_some() {
-            BodyGiven::Text
-        } else if r.body_json.is_some() {
-            BodyGiven::Json
-        } else if r.body_base64.is_some() {
-            BodyGiven::Base64
-        } else {
-            BodyGiven::None
-        }
-    }
-}
-
-enum BodySource {
-    /// `response.body`: the offset of the literal's opening quote.
-    Literal(usize),
-    /// `response.body_json`: the value's start offset in the file.
-    Json(usize),
-    /// `response.body_base64`: its position.
-    Base64(Location),
-    /// Not found in the file.
-    None,
-}
-
-impl<'a> Locator<'a> {
-    fn new(text: &'a str, given: BodyGiven, ex: &'a Exchange) -> Locator<'a> {
-        let loc = |p: &str| {
-            pointer_span(text, p).map(|s| {
-                let (line, column) = line_col(text, s.start);
-                Location { line, column }
-            })
-        };
-        let source = match given {
-            BodyGiven::Text => pointer_span(text, "/response/body")
-                .map_or(BodySource::None, |s| BodySource::Literal(s.start)),
-            BodyGiven::Json => pointer_span(text, "/response/body_json")
-                .map_or(BodySource::None, |s| BodySource::Json(s.start)),
-            BodyGiven::Base64 => {
-                loc("/response/body_base64").map_or(BodySource::None, BodySource::Base64)
-            }
-            BodyGiven::None => BodySource::None,
-        };
-        let sse = ex
-            .response_headers
-            .get("Content-Type")
-            .is_some_and(|c| c.to_ascii_lowercase().contains("text/event-stream"));
-        Locator {
-            text,
-            body: std::str::from_utf8(&ex.body).ok(),
-            sse,
-            source,
-            response: loc("/response"),
-        }
-    }
-
-    /// The byte range of each pointer's value in the judged body (for an SSE body, in the
-    /// event given, else the last event that has it; the exact value first, then the
-    /// nearest ancestor): each event's data and the body scanned once.
-    fn body_spans(&self, wants: &[(&str, Option<usize>)]) -> Vec<Option<Range<usize>>> {
-        let mut out = vec![None; wants.len()];
-        let Some(body) = self.body else { return out };
-        if wants.iter().all(|(p, _)| p.is_empty()) {
-            return out;
-        }
-        if !self.sse {
-            let pointers: Vec<&str> = wants.iter().map(|(p, _)| *p).collect();
-            for ((o, r), (p, _)) in out
-                .iter_mut()
-                .zip(locate::resolve_all(body, &pointers))
-                .zip(wants)
-            {
-                if !p.is_empty() {
-                    *o = r.map(|r| r.span);
-                }
-            }
-            return out;
-        }
-        locate::add_work(body.len());
-        // Findings in a given event, grouped by event.
-        let mut by_event: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let mut anywhere: Vec<usize> = Vec::new();
-        for (k, (p, e)) in wants.iter().enumerate() {
-            if p.is_empty() {
-                continue;
-            }
-            match e {
-                Some(e) => by_event.entry(*e).or_default().push(k),
-                None => anywhere.push(k),
-            }
-        }
-        // A finding without an event is placed in the last event that has its exact value,
-        // else in the last that has its nearest ancestor.
-        let mut tree = (!anywhere.is_empty())
-            .then(|| locate::PointerTree::new(anywhere.iter().map(|&k| wants[k].0)));
-        let mut exact: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
-        let mut near: Vec<Option<Range<usize>>> = vec![None; anywhere.len()];
-        let mut visit = |e: &crate::wire::sse::Event| {
-            if let Some(ks) = by_event.get(&e.index) {
-                let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
-                for (k, r) in ks.iter().zip(locate::resolve_all(&e.data, &pointers)) {
-                    out[*k] = r.map(|r| e.input_offset(r.span.start)..e.input_offset(r.span.end));
-                }
-            }
-            if let Some(tree) = &mut tree {
-                for (j, r) in tree.resolve(&e.data).into_iter().enumerate() {
-                    let Some(r) = r else { continue };
-                    let span = e.input_offset(r.span.start)..e.input_offset(r.span.end);
-                    if r.exact {
-                        exact[j] = Some(span.clone());
-                    }
-                    near[j] = Some(span);
-                }
-            }
-        };
-        // The events are visited as the body is split, never all held at once.
-        crate::wire::sse::parse_each(body.as_bytes(), |e| visit(&e));
-        for (j, &k) in anywhere.iter().enumerate() {
-            out[k] = exact[j].take().or_else(|| near[j].take());
-        }
-        out
-    }
-
-    /// Where each finding (pointer, event) sits in the file, and the body around it.
-    fn locate_all(
-        &self,
-        wants: &[(&str, Option<usize>)],
-    ) -> Vec<(Option<Location>, Option<Excerpt>)> {
-        let spans = self.body_spans(wants);
-        // File offsets of the values, for the sources that have them.
-        let mut offsets: Vec<Option<usize>> = vec![None; wants.len()];
-        match &self.source {
-            BodySource::Literal(start) => {
-                let ks: Vec<usize> = (0..wants.len()).filter(|&k| spans[k].is_some()).collect();
-                let starts: Vec<usize> = ks
-                    .iter()
-                    .map(|&k| spans[k].as_ref().map_or(0, |s| s.start))
-                    .collect();
-                for (k, o) in ks
-                    .iter()
-                    .zip(locate::literal_offsets(self.text, *start, &starts))
-                {
-                    offsets[*k] = o;
-                }
-            }
-            BodySource::Json(start) => {
-                let ks: Vec<usize> = (0..wants.len())
-                    .filter(|&k| spans[k].is_some() && !wants[k].0.is_empty())
-                    .collect();
-                let pointers: Vec<&str> = ks.iter().map(|&k| wants[k].0).collect();
-                let value = &self.text[*start..];
-                for (k, r) in ks.iter().zip(locate::resolve_all(value, &pointers)) {
-                    offsets[*k] = r.map(|r| start + r.span.start);
-                }
-            }
-            BodySource::Base64(_) | BodySource::None => {}
-        }
-        let placed: Vec<usize> = offsets.iter().flatten().copied().collect();
-        let mut positions = line_cols(self.text, &placed).into_iter();
-        spans
-            .iter()
-            .zip(&offsets)
-            .map(|(span, offset)| {
-                let excerpt = match (span, self.body) {
-                    (Some(s), Some(body)) => Some(excerpt(body, s.clone())),
-                    _ => None,
-                };
-                let location = match (&self.source, offset) {
-                    (BodySource::Base64(l), _) => Some(*l),
-                    (_, Some(_)) => positions
-                        .next()
-                        .map(|(line, column)| Location { line, column }),
-                    _ => None,
-                };
-                (location.or(self.response), excerpt)
-            })
-            .collect()
-    }
-}
-
-/// Up to 60 characters either side of the value, the value cut at 160, secrets redacted.
-fn excerpt(body: &str, span: std::ops::Range<usize>) -> Excerpt {
-    const SIDE: usize = 60;
-    const MAX: usize = 160;
-    let start = floor_char_boundary(body, span.start);
-    let end = ceil_char_boundary(body, span.end.max(start));
-    let before_start = floor_char_boundary(body, start.saturating_sub(SIDE));
-    let after_end = ceil_char_boundary(body, end + SIDE);
-    let mut before = String::new();
-    if before_start > 0 {
-        before.push('…');
-    }
-    before.push_str(&body[before_start..start]);
-    let mut target: String = body[start..end].chars().take(MAX).collect();
-    if body[start..end].chars().nth(MAX).is_some() {
-        target.push('…');
-    }
-    let mut after = body[end..after_end].to_string();
-    if after_end < body.len() {
-        after.push('…');
-    }
-    // Shown in reports: redacted like every other text the server wrote.
-    let shown = |s: String| match crate::views::redact::text(&s) {
-        std::borrow::Cow::Owned(o) => o,
-        std::borrow::Cow::Borrowed(_) => s,
-    };
-    Excerpt {
-        before: shown(before),
-        target: shown(target),
-        after: shown(after),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::inputs::corpus::normalize_path;
-
-    fn locator_for(text: &str) -> (ExchangeFile, Exchange) {
-        let f = ExchangeFile::from_slice(text.as_bytes()).unwrap();
-        let x = f.to_exchange().unwrap();
-        (f, x)
-    }
-
-    #[test]
-    fn sse_events_locate_in_the_body_literal() {
-        let text = "{\"response\": {\"status\": 200,\n \"headers\": {\"Content-Type\": \"text/event-stream\"},\n \"body\": \"data: {\\\"a\\\":1}\\n\\ndata: {\\\"jsonrpc\\\":\\\"2.0\\\",\\\"result\\\":{\\\"content\\\":[{\\\"type\\\":\\\"text\\\"}]}}\\n\\n\"}}";
-        let (f, x) = locator_for(text);
-        let l = Locator::new(text, BodyGiven::of(&f), &x);
-        let (loc, ex) = l
-            .locate_all(&[("/result/content/0/text", Some(1))])
-            .remove(0);
-        let ex = ex.unwrap();
-        assert_eq!(ex.target, "{\"type\":\"text\"}");
-        assert!(ex.before.ends_with("\"content\":["), "{ex:?}");
-        let loc = loc.unwrap();
-        assert_eq!(loc.line, 3);
-        let col_text: String = text
-            .lines()
-            .nth(2)
-            .unwrap()
-            .chars()
-            .skip(loc.column - 1)
-            .take(12)
-            .collect();
-        assert_eq!(col_text, "{\\\"type\\\":\\\"");
-        // Without an event index, the events are searched from the last.
-        assert_eq!(
-            l.locate_all(&[("/a", None)])[0].1.as_ref().unwrap().target,
-            "1"
-        );
-    }
-
-    #[test]
-    fn body_json_locates_in_the_file_and_missing_members_at_their_object() {
-        let text = "{\"response\": {\"status\": 200,\n \"body_json\": {\n  \"result\": {\n   \"content\": []\n  }\n }\n}}";
-        let (f, x) = locator_for(text);
-        let l = Locator::new(text, BodyGiven::of(&f), &x);
-        let (loc, ex) = l.locate_all(&[("/result/resultType", None)]).remove(0);
-        assert_eq!(
-            loc,
-            Some(Location {
-                line: 3,
-                column: 13
-            })
-        );
-        assert_eq!(ex.unwrap().target, "{\"content\":[]}");
-        // The exchange as a whole: the `response` member.
-        assert_eq!(
-            l.locate_all(&[("", None)])[0].0,
-            Some(Location {
-                line: 1,
-                column: 14
-            })
-        );
-    }
 
     #[test]
     fn paths_normalise() {

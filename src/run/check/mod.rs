@@ -40,6 +40,7 @@ mod baseline;
 mod coverage;
 mod files;
 pub mod locate;
+mod locator;
 
 use std::collections::BTreeMap;
 
