@@ -18,6 +18,7 @@ use crate::judge::{Engine, Options, judge_capped};
 use crate::outputs::compact::CompactLines;
 use crate::outputs::jsonl::JsonLines;
 use crate::outputs::{Style, safe, write_stdout};
+use crate::run::check::{BodyGiven, locate_judgement};
 use crate::run::stream::{self, JsonlOptions};
 use crate::run::{Origin, revision_message};
 use crate::views::redact;
@@ -45,9 +46,9 @@ use crate::{inputs, outputs, run};
     ),
 ]))]
 pub(crate) struct ClassifyArgs {
-    /// The exchange file to judge (JSON, see the README); `-` reads stdin.
+    /// Exchange files to judge (JSON, see docs/exchange-format.md); `-` reads one from stdin.
     #[arg(value_name = "FILE")]
-    file: Option<PathBuf>,
+    file: Vec<PathBuf>,
     /// Judge every tools/call POST in a HAR 1.2 capture (browser "Save all as HAR with
     /// content", mitmproxy, Charles); `-` reads stdin. Other entries are counted by kind.
     #[arg(long, value_name = "FILE", conflicts_with = "file")]
@@ -139,13 +140,13 @@ pub(crate) fn run(a: ClassifyArgs, g: super::Global) -> ExitCode {
     if let Some(path) = &a.transcript {
         return run_transcript(path, &judging);
     }
-    let Some(file) = &a.file else {
+    if a.file.is_empty() {
         eprintln!(
             "mcp-verdict: classify needs FILE, --har FILE, --transcript FILE or --jsonl [FILE]"
         );
         return ExitCode::from(exit::USAGE);
-    };
-    run_file(file, &judging)
+    }
+    run_files(&a.file, &judging)
 }
 
 /// The revisions the settings name, for [`Options::protocols`].
@@ -168,29 +169,80 @@ struct Judging<'a> {
     format: Option<Format>,
 }
 
-fn run_file(path: &Path, j: &Judging<'_>) -> ExitCode {
-    let Source { label, bytes } = match read_input(path) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    let ex = match ExchangeFile::from_slice(&bytes).and_then(ExchangeFile::into_exchange) {
+/// What a file that is not an exchange file is instead, and the command that judges it.
+fn misfiled(path: &Path, bytes: &[u8]) -> Option<String> {
+    let shown = safe::text(&path.display().to_string()).into_owned();
+    if inputs::transcript::looks_like(bytes) {
+        return Some(format!(
+            "is a stdio session transcript, not an exchange file: judge it with `mcp-verdict classify --transcript {shown}`"
+        ));
+    }
+    let text = crate::wire::utf8::strip_bom(bytes);
+    match serde_json::from_slice::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(o)) if o.contains_key("log") => Some(format!(
+            "is a HAR capture, not an exchange file: judge its tools/call entries with `mcp-verdict classify --har {shown}`"
+        )),
+        Ok(serde_json::Value::Object(o)) if o.contains_key("jsonrpc") => Some(
+            "is a bare JSON-RPC message, not an exchange file: record it as an exchange, the request in `request.body` and this message in `response.body_json` (docs/exchange-format.md)"
+                .to_owned(),
+        ),
+        Ok(_) => None,
+        Err(_) => {
+            let mut lines = text
+                .split(|b| *b == b'\n')
+                .filter(|l| !l.iter().all(u8::is_ascii_whitespace));
+            let first_is_json = lines
+                .next()
+                .is_some_and(|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok());
+            (first_is_json && lines.next().is_some()).then(|| {
+                format!(
+                    "holds one JSON value per line, not an exchange file: judge it with `mcp-verdict classify --jsonl {shown}`"
+                )
+            })
+        }
+    }
+}
+
+/// Files up to this size keep their text while they are judged, to give each finding's line
+/// and column (as `check` holds files under 4 MiB).
+const LOCATE_UP_TO: usize = 4 << 20;
+
+/// One exchange file judged: what to print, and how its verdicts fared.
+struct Judged {
+    output: String,
+    tally: outputs::verdict::Tally,
+    failed: bool,
+}
+
+/// Judges one exchange file; an error is reported here and comes back as the exit status.
+fn judge_file(path: &Path, j: &Judging<'_>) -> Result<Judged, u8> {
+    if path.is_dir() {
+        eprintln!(
+            "mcp-verdict: {}: is a directory; judge the exchange files in it with `mcp-verdict check {}`",
+            safe::text(&path.display().to_string()),
+            safe::text(&path.display().to_string())
+        );
+        return Err(exit::INPUT);
+    }
+    let Source { label, bytes } = read_input(path).map_err(|_| exit::INPUT)?;
+    let parsed =
+        ExchangeFile::from_slice(&bytes).and_then(|f| Ok((BodyGiven::of(&f), f.into_exchange()?)));
+    let (given, ex) = match parsed {
         Ok(x) => x,
         Err(e) => {
-            // A transcript given as an exchange file is named for what it is.
-            let hint = if inputs::transcript::looks_like(&bytes) {
-                "; it looks like a stdio session transcript: judge it with --transcript FILE"
-            } else {
-                ""
-            };
-            eprintln!(
-                "mcp-verdict: {}: not a valid exchange file: {}{hint}",
-                safe::text(&label),
-                safe::text(&redact::text(&e.to_string()))
-            );
-            return ExitCode::from(exit::INPUT);
+            let why = misfiled(path, &bytes).unwrap_or_else(|| {
+                format!(
+                    "not a valid exchange file: {}",
+                    safe::text(&redact::text(&e.to_string()))
+                )
+            });
+            eprintln!("mcp-verdict: {}: {why}", safe::text(&label));
+            return Err(exit::INPUT);
         }
     };
-    // The exchange holds what is judged: the file's bytes are not kept through the judgement.
+    // The exchange holds what is judged: a large file's bytes are not kept through the
+    // judgement (its findings are then placed by JSON path only, not by line and column).
+    let text = (bytes.len() < LOCATE_UP_TO).then(|| String::from_utf8_lossy(&bytes).into_owned());
     drop(bytes);
     let options = Options {
         protocols: protocols(j.settings),
@@ -204,23 +256,69 @@ fn run_file(path: &Path, j: &Judging<'_>) -> ExitCode {
                 safe::text(&label),
                 safe::text(&revision_message(&e, Origin::File))
             );
-            return ExitCode::from(exit::USAGE);
+            return Err(exit::USAGE);
         }
     };
     let failed = j
         .settings
         .apply_all(&mut judgement, (!file::is_stdin(path)).then_some(path));
-    let text = match j.format.unwrap_or(Format::Text) {
-        Format::Text => outputs::verdict::judgement(&judgement, &label, j.style),
-        Format::Json => {
-            safe::json(crate::views::judgement_json_pretty(
-                &judgement,
-                Some(&label),
-            )) + "\n"
+    let output = match j.format.unwrap_or(Format::Text) {
+        Format::Text => {
+            let at = text.map(|t| locate_judgement(&t, given, &ex, &judgement));
+            outputs::verdict::judgement_at(&judgement, &label, j.style, at.as_deref())
         }
+        Format::Json => safe::json(crate::views::judgement_json_pretty(
+            &judgement,
+            Some(&label),
+        )),
+    };
+    Ok(Judged {
+        output,
+        tally: outputs::verdict::Tally::of(&judgement.verdicts),
+        failed,
+    })
+}
+
+/// Judges exchange files in turn. Text: one block per file and a closing summary line; JSON:
+/// one object for one file, an array of them for several. Every file is judged whatever
+/// happened to the others; the exit status is the worst.
+fn run_files(paths: &[PathBuf], j: &Judging<'_>) -> ExitCode {
+    if paths.len() > 1 && paths.iter().any(|p| file::is_stdin(p)) {
+        eprintln!("mcp-verdict: `-` (stdin) cannot be combined with other files");
+        return ExitCode::from(exit::USAGE);
+    }
+    let mut outputs = Vec::new();
+    let mut tally = outputs::verdict::Tally::default();
+    let mut worst = exit::OK;
+    for path in paths {
+        match judge_file(path, j) {
+            Ok(done) => {
+                tally.add(&done.tally);
+                if done.failed {
+                    worst = worst.max(exit::FINDINGS);
+                }
+                outputs.push(done.output);
+            }
+            // Exit statuses rank as their numbers do: input (3) over usage (2) over findings.
+            Err(code) => {
+                tally.unjudged += 1;
+                worst = worst.max(code);
+            }
+        }
+    }
+    let text = match j.format.unwrap_or(Format::Text) {
+        Format::Text => {
+            let mut t = outputs.concat();
+            if !outputs.is_empty() {
+                t.push_str(&tally.line(worst, j.style));
+            }
+            t
+        }
+        Format::Json if paths.len() == 1 => outputs.concat() + "\n",
+        Format::Json => format!("[\n{}\n]\n", outputs.join(",\n")),
     };
     write_stdout(&text);
-    ExitCode::from(if failed { exit::FINDINGS } else { exit::OK })
+    ExitCode::from(worst)
 }
 
 fn run_har(path: &Path, j: &Judging<'_>) -> ExitCode {

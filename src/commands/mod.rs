@@ -253,6 +253,54 @@ pub(crate) fn write_stdout(text: &str) {
     }
 }
 
+/// The command line with the values its shells may complete: revisions, rule ids (and `all`)
+/// and scenario names, from the vocabulary, the built-in rule table and the scenario table.
+/// Only completion scripts see them; arguments are still checked by their own parsers.
+fn with_completion_values(cmd: clap::Command) -> clap::Command {
+    use clap::builder::PossibleValuesParser;
+    let revisions: Vec<&'static str> = Protocol::all().map(|p| p.as_str()).collect();
+    let with_all: Vec<&'static str> = revisions.iter().copied().chain(["all"]).collect();
+    let rule_ids: Vec<&'static str> = Engine::builtin()
+        .table()
+        .rules()
+        .iter()
+        .map(|r| r.id.as_str())
+        .collect();
+    let rules_and_all: Vec<&'static str> = rule_ids.iter().copied().chain(["all"]).collect();
+    let scenarios: Vec<&'static str> = crate::serve::SCENARIOS.iter().map(|s| s.name).collect();
+    let set = |sub: clap::Command, arg: &str, values: &[&'static str]| {
+        if sub.get_arguments().any(|a| a.get_id() == arg) {
+            sub.mut_arg(arg, |a| {
+                a.value_parser(PossibleValuesParser::new(values.iter().copied()))
+            })
+        } else {
+            sub
+        }
+    };
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    names.iter().fold(cmd, |cmd, name| {
+        cmd.mut_subcommand(name, |sub| {
+            let protocols = if name == "rules" {
+                &revisions
+            } else {
+                &with_all
+            };
+            let sub = set(sub, "protocol", protocols);
+            let sub = set(sub, "select", &rules_and_all);
+            let sub = set(sub, "ignore", &rules_and_all);
+            let sub = set(sub, "scenario", &scenarios);
+            if name == "rules" {
+                set(sub, "id", &rule_ids)
+            } else {
+                sub
+            }
+        })
+    })
+}
+
 /// Runs the command line.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -266,7 +314,8 @@ pub fn main() -> ExitCode {
         Command::Clients(a) => clients::run(a),
         Command::Completions { shell } => {
             let mut out = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "mcp-verdict", &mut out);
+            let mut cmd = with_completion_values(Cli::command());
+            clap_complete::generate(shell, &mut cmd, "mcp-verdict", &mut out);
             write_stdout(&String::from_utf8_lossy(&out));
             ExitCode::from(exit::OK)
         }

@@ -39,20 +39,25 @@ pub(crate) fn run(a: RulesArgs, g: super::Global) -> ExitCode {
         Some(id) => match table.rule(id) {
             Some(r) => vec![r],
             None => {
-                let near: Vec<&str> = table
-                    .rules()
-                    .iter()
-                    .map(|r| r.id.as_str())
-                    .filter(|r| r.contains(id.as_str()) || id.contains(*r))
+                let ids = table.rules().iter().map(|r| r.id.as_str());
+                // An id prefix names the rules under it; anything else, the closest id.
+                let under: Vec<&str> = ids
+                    .clone()
+                    .filter(|r| {
+                        r.strip_prefix(id.as_str())
+                            .is_some_and(|t| t.starts_with('.'))
+                    })
                     .collect();
-                eprintln!(
-                    "mcp-verdict: no rule `{id}`{}; `mcp-verdict rules` lists them all",
-                    if near.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (did you mean {}?)", near.join(", "))
-                    }
-                );
+                let hint = if under.is_empty() {
+                    crate::vocab::suggest::did_you_mean(id, ids)
+                } else {
+                    format!(
+                        " ({} rules start with it: {})",
+                        under.len(),
+                        under.join(", ")
+                    )
+                };
+                eprintln!("mcp-verdict: no rule `{id}`{hint}; `mcp-verdict rules` lists them all");
                 return ExitCode::from(exit::USAGE);
             }
         },

@@ -5,10 +5,19 @@ use std::fmt::Write as _;
 use super::Style;
 use crate::rules::{Rule, RuleTable};
 
-/// Renders the rule list: one line per rule with its level, layer, effect and revisions; a
-/// rule whose level or effect differs between revisions gets one more line per difference.
+/// Renders the rule list under a header row: one line per rule with its level, layer, effect
+/// and revisions; a rule whose level or effect differs between revisions gets one more line per
+/// difference, which repeats its id (every line stands alone for `grep`).
 pub fn rule_list(table: &RuleTable, protocol: Option<crate::Protocol>, style: Style) -> String {
     let mut out = String::new();
+    let row = |id: &str, level: &str, layer: &str, effect: &str, revs: &str| {
+        format!("{id:<44} {level:<11} {layer:<12} {effect:<38} {revs}")
+    };
+    let _ = writeln!(
+        out,
+        "{}",
+        style.bold(row("RULE", "LEVEL", "LAYER", "EFFECT", "REVISIONS").trim_end())
+    );
     for r in table.rules() {
         // (level, effect) -> the revisions it holds under, in table order.
         let mut groups: Vec<(String, String, Vec<&str>)> = Vec::new();
@@ -25,19 +34,14 @@ pub fn rule_list(table: &RuleTable, protocol: Option<crate::Protocol>, style: St
                 None => groups.push((level, effect, vec![p.as_str()])),
             }
         }
-        for (i, (level, effect, revs)) in groups.iter().enumerate() {
-            let (id, layer) = if i == 0 {
-                (style.bold(&r.id), r.layer.as_ref())
-            } else {
-                (String::new(), "")
-            };
+        for (level, effect, revs) in &groups {
+            // Padded first, then styled: escape codes take no column.
+            let id = format!("{:<44}", r.id);
             let _ = writeln!(
                 out,
-                "{:<44} {:<11} {:<12} {:<38} {}",
-                id,
-                level,
-                layer,
-                effect,
+                "{} {level:<11} {:<12} {effect:<38} {}",
+                style.bold(&id),
+                r.layer.as_ref(),
                 style.dim(&revs.join(","))
             );
         }

@@ -81,15 +81,35 @@ impl Style {
         }
     }
 
-    /// An outcome name, coloured by how good it is for the caller.
+    /// An outcome name, coloured by how good it is for the caller or by the verdict's worst
+    /// finding, whichever is worse: a `TOOL_SUCCESS` that carries an error finding is red.
     pub fn outcome(&self, v: &Verdict<'_>) -> String {
         use crate::vocab::Outcome::*;
-        let code = match v.outcome {
-            ToolSuccess | NotificationAccepted => "32",
-            InputRequired | TaskCreated => "36",
-            ToolError | JsonrpcError => "33",
-            _ => "31",
+        // Green, cyan, yellow, red: worse to the right.
+        const CODES: [&str; 4] = ["32", "36", "33", "31"];
+        let by_outcome = match v.outcome {
+            ToolSuccess | NotificationAccepted => 0,
+            InputRequired | TaskCreated => 1,
+            ToolError | JsonrpcError => 2,
+            _ => 3,
         };
+        let by_findings = match v.worst() {
+            Some(Severity::Error) => 3,
+            Some(Severity::Warning) => 2,
+            _ => 0,
+        };
+        let code = CODES[by_outcome.max(by_findings)];
         self.paint(&format!("1;{code}"), v.outcome.as_str())
+    }
+
+    /// Text coloured by the worst finding it sums up: red for errors, yellow for warnings,
+    /// green for none.
+    pub fn by_worst(&self, worst: Option<Severity>, s: &str) -> String {
+        let code = match worst {
+            Some(Severity::Error) => "1;31",
+            Some(Severity::Warning) => "1;33",
+            _ => "1;32",
+        };
+        self.paint(code, s)
     }
 }

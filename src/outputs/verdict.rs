@@ -6,16 +6,103 @@ use super::Style;
 use super::safe::text as esc;
 use crate::judge::{Judgement, Verdict};
 use crate::views::redact;
+use crate::vocab::Severity;
+
+/// How the verdicts of a run fared, for the closing summary line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Verdicts.
+    pub verdicts: usize,
+    /// Verdicts with an error finding.
+    pub errors: usize,
+    /// Verdicts whose worst finding is a warning.
+    pub warnings: usize,
+    /// Files judged.
+    pub files: usize,
+    /// Files that could not be judged (reported on stderr).
+    pub unjudged: usize,
+}
+
+impl Tally {
+    /// The tally of one file's verdicts.
+    pub fn of(verdicts: &[Verdict<'_>]) -> Tally {
+        let worst = |s| verdicts.iter().filter(|v| v.worst() == Some(s)).count();
+        Tally {
+            verdicts: verdicts.len(),
+            errors: worst(Severity::Error),
+            warnings: worst(Severity::Warning),
+            files: 1,
+            unjudged: 0,
+        }
+    }
+
+    /// Adds another tally.
+    pub fn add(&mut self, other: &Tally) {
+        self.verdicts += other.verdicts;
+        self.errors += other.errors;
+        self.warnings += other.warnings;
+        self.files += other.files;
+        self.unjudged += other.unjudged;
+    }
+
+    /// `2 verdicts (1 file): 1 with errors, 1 without errors or warnings; exit 1`, coloured
+    /// by the worst finding.
+    pub fn line(&self, exit: u8, style: Style) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let clean = self.verdicts - self.errors - self.warnings;
+        let mut parts = Vec::new();
+        if self.errors > 0 {
+            parts.push(format!("{} with errors", self.errors));
+        }
+        if self.warnings > 0 {
+            parts.push(format!("{} with warnings", self.warnings));
+        }
+        if clean > 0 {
+            parts.push(format!("{clean} without errors or warnings"));
+        }
+        let unjudged = match self.unjudged {
+            0 => String::new(),
+            n => format!("; {} not judged (see above)", plural(n, "file", "files")),
+        };
+        let text = format!(
+            "{} ({}): {}{unjudged}; exit {exit}",
+            plural(self.verdicts, "verdict", "verdicts"),
+            plural(self.files, "file", "files"),
+            parts.join(", "),
+        );
+        let worst = if self.errors > 0 || self.unjudged > 0 {
+            Some(Severity::Error)
+        } else if self.warnings > 0 {
+            Some(Severity::Warning)
+        } else {
+            None
+        };
+        format!("{}\n", style.by_worst(worst, &text))
+    }
+}
 
 /// Renders a judgement: one block per revision, then what differs. Every string that came
 /// from the exchange (and the label, a file name) is escaped ([`super::safe`]), and what the
 /// server wrote is redacted ([`redact`]).
 pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
+    judgement_at(j, label, style, None)
+}
+
+/// [`judgement`], each finding at its `file:line:col` when `at` gives it (per verdict, per
+/// finding), else at its JSON path.
+pub fn judgement_at(
+    j: &Judgement<'_>,
+    label: &str,
+    style: Style,
+    at: Option<&[Vec<Option<crate::run::check::Location>>]>,
+) -> String {
     let mut out = String::new();
     let label = &*esc(label);
     let _ = writeln!(out, "{}", style.bold(label));
-    for v in &j.verdicts {
-        verdict(&mut out, v, label, style);
+    for (i, v) in j.verdicts.iter().enumerate() {
+        let places = at.and_then(|a| a.get(i)).map(Vec::as_slice).unwrap_or(&[]);
+        verdict(&mut out, v, label, style, places);
     }
     let diffs = j.differences();
     if !diffs.is_empty() {
@@ -32,7 +119,13 @@ pub fn judgement(j: &Judgement<'_>, label: &str, style: Style) -> String {
     out
 }
 
-fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
+fn verdict(
+    out: &mut String,
+    v: &Verdict<'_>,
+    label: &str,
+    style: Style,
+    places: &[Option<crate::run::check::Location>],
+) {
     let _ = writeln!(
         out,
         "  {}  {}  {}",
@@ -70,12 +163,14 @@ fn verdict(out: &mut String, v: &Verdict<'_>, label: &str, style: Style) {
     }
     if !v.findings.is_empty() {
         let _ = writeln!(out, "    findings");
-        for f in &v.findings {
+        for (k, f) in v.findings.iter().enumerate() {
             let path = crate::vocab::pointer::json_path(&f.pointer);
-            let at = format!(
-                "{label}::{}",
-                esc(&crate::views::place(&path, f.event, f.line))
-            );
+            let json_at = esc(&crate::views::place(&path, f.event, f.line)).into_owned();
+            // As `check` writes it: `file:line:col: $.path`, or `file::$.path` unplaced.
+            let at = match places.get(k).copied().flatten() {
+                Some(l) => format!("{label}:{}:{}: {json_at}", l.line, l.column),
+                None => format!("{label}::{json_at}"),
+            };
             let _ = writeln!(
                 out,
                 "      {} {}  {}: {}",

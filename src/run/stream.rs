@@ -286,7 +286,6 @@ fn judge_line(
             );
         }
     };
-    // serde's messages already end with `at line 1 column N`.
     let file = match ExchangeFile::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
@@ -295,7 +294,12 @@ fn judge_line(
                 Err(e) if crate::wire::deep::is_depth_error(&e) => "not an exchange",
                 Err(_) => "not JSON",
             };
-            return error_record(format, line, &format!("{what}: {}", e.message));
+            // The line is the record's own: only the column is worth giving.
+            let at = e
+                .column
+                .map(|c| format!(" at column {c}"))
+                .unwrap_or_default();
+            return error_record(format, line, &format!("{what}{at}: {}", e.message));
         }
     };
     let ex = match file.into_exchange() {

@@ -671,11 +671,15 @@ impl ExchangeFile {
             } else {
                 ""
             };
+            // The position is the error's own; the message does not repeat it.
+            let text = e.to_string();
+            let position = format!(" at line {} column {}", e.line(), e.column());
+            let message = text.strip_suffix(&position).unwrap_or(&text);
             ExchangeError {
                 line: Some(e.line().max(1)),
                 // serde_json counts 0 at the start of a line (an empty file); columns are 1-based.
                 column: Some(e.column().max(1)),
-                message: format!("{e}{hint}"),
+                message: format!("{message}{hint}"),
             }
         }
     }

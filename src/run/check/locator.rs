@@ -16,7 +16,7 @@ use crate::wire::stdio::Line;
 
 /// Maps findings' pointers to positions in the exchange file and excerpts of the body: every
 /// finding of a verdict in one pass over each text ([`Locator::locate_all`]).
-pub(super) struct Locator<'a> {
+pub(crate) struct Locator<'a> {
     text: &'a str,
     /// The body as judged (a stdio server's stdout), when it is text.
     body: Option<&'a str>,
@@ -43,7 +43,7 @@ enum Framing {
 /// Which of `response.body`, `body_json` and `body_base64`, or of `stdio.stdout`,
 /// `stdout_lines` and `stdout_base64`, the file gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum BodyGiven {
+pub(crate) enum BodyGiven {
     Text,
     Json,
     Base64,
@@ -54,7 +54,7 @@ pub(super) enum BodyGiven {
 }
 
 impl BodyGiven {
-    pub(super) fn of(file: &ExchangeFile) -> BodyGiven {
+    pub(crate) fn of(file: &ExchangeFile) -> BodyGiven {
         if let Some(s) = &file.stdio {
             return if s.stdout.is_some() {
                 BodyGiven::StdoutText
@@ -96,7 +96,7 @@ enum BodySource {
 }
 
 impl<'a> Locator<'a> {
-    pub(super) fn new(text: &'a str, given: BodyGiven, ex: &'a Exchange) -> Locator<'a> {
+    pub(crate) fn new(text: &'a str, given: BodyGiven, ex: &'a Exchange) -> Locator<'a> {
         let loc = |p: &str| {
             pointer_span(text, p).map(|s| {
                 let (line, column) = line_col(text, s.start);
@@ -238,7 +238,7 @@ impl<'a> Locator<'a> {
     }
 
     /// Where each finding (pointer, event) sits in the file, and the body around it.
-    pub(super) fn locate_all(
+    pub(crate) fn locate_all(
         &self,
         wants: &[(&str, Option<usize>)],
     ) -> Vec<(Option<Location>, Option<Excerpt>)> {
@@ -373,6 +373,33 @@ fn excerpt(body: &str, span: Range<usize>) -> Excerpt {
         target: shown(target),
         after: shown(after),
     }
+}
+
+/// Where each finding of each verdict sits in the exchange file `text` (per verdict, per
+/// finding, in order), for `file:line:col` outside `check`.
+pub(crate) fn locate_judgement(
+    text: &str,
+    given: BodyGiven,
+    ex: &Exchange,
+    judgement: &crate::judge::Judgement<'_>,
+) -> Vec<Vec<Option<Location>>> {
+    let locator = Locator::new(text, given, ex);
+    judgement
+        .verdicts
+        .iter()
+        .map(|v| {
+            let wants: Vec<(&str, Option<usize>)> = v
+                .findings
+                .iter()
+                .map(|f| (f.pointer.as_str(), f.event.or(f.line)))
+                .collect();
+            locator
+                .locate_all(&wants)
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ pub use crate::inputs::corpus::{CorpusError, collect_files, path_list};
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
 pub use files::{CheckOptions, FailOn, check_bytes, check_files, check_one, run_check};
+pub(crate) use locator::{BodyGiven, locate_judgement};
 
 use crate::judge::EvalStatus;
 use crate::views::FindingOut;
