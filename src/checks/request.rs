@@ -87,9 +87,12 @@ pub(crate) fn standard_header_problems(cx: &Cx<'_>) -> Vec<String> {
         .params
         .and_then(|p| p.get("name").or_else(|| p.get("uri")))
         .and_then(Value::as_str);
+    // A body without the name has nothing for Mcp-Name to mirror: it is malformed, which the
+    // `_meta` and schema rules judge, not the headers.
     if matches!(method, "tools/call" | "resources/read" | "prompts/get") {
         match (headers.get(header::NAME), name) {
-            (None, _) => problems.push(format!(
+            (None, None) => {}
+            (None, Some(_)) => problems.push(format!(
                 "the {method} request has no {} header",
                 header::NAME
             )),

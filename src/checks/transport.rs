@@ -2,9 +2,9 @@
 //! header validation servers enforce, Origin validation and session ids.
 
 use super::request::{standard_header_problems, version_header_problem};
-use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::check_api::{Cx, Eval, Hit, Needs, Params};
 use crate::vocab::http::reason_phrase;
-use crate::vocab::protocol::{header, meta};
+use crate::vocab::protocol::{INITIALIZE_ERA_VERSIONS, Protocol, header, meta};
 use crate::wire::analysis::{Body, Media};
 use crate::wire::excerpt;
 use crate::wire::origin::WebOrigin;
@@ -24,14 +24,14 @@ crate::check_api::declare_checks! {
         "the request was a notification and the server answered 2xx";
     "notification_no_body" => notification_no_body, [], [], HTTP | NOTIFICATION,
         "a notification was accepted with a status other than 202 or with a body";
-    "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status", "codes"], ["code", "status"], HTTP | REQUEST,
-        "a 2xx answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body; an error response with one of `codes` is left to the status pairings";
-    "version_header_required" => version_header_required, ["code", "status", "codes"], ["code", "status"], HTTP | REQUEST,
-        "a 2xx answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header; an error response with one of `codes` is left to the status pairings";
+    "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status"], ["code", "status"], HTTP | REQUEST,
+        "a 2xx other than a JSON-RPC error answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body";
+    "version_header_required" => version_header_required, ["code", "status"], ["code", "status"], HTTP | REQUEST,
+        "a 2xx other than a JSON-RPC error answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header";
     "bad_version_header_rejected" => bad_version_header_rejected, ["status"], ["status"], HTTP | REQUEST,
-        "a 2xx answered a request whose MCP-Protocol-Version header names no MCP revision (not a YYYY-MM-DD date, or one before 2024-11-05)";
+        "a 2xx other than a JSON-RPC error answered a request whose MCP-Protocol-Version header names no MCP revision (not a YYYY-MM-DD date, or a date up to the newest known revision that is not a published one)";
     "origin_rejected" => origin_rejected, ["status"], ["status"], HTTP,
-        "a 2xx answered a request whose Origin header is not the origin of `request.url` (`status` is the rejection)";
+        "a 2xx answered a request whose Origin header names another host than `request.url` (loopback names count as one host; `status` is the rejection)";
     "session_id_sent" => session_id_sent, [], [], HTTP,
         "the response carries an MCP-Session-Id header (minted, or echoed from the request)";
     "session_ended" => session_ended, ["status"], ["status"], HTTP,
@@ -193,20 +193,23 @@ fn notification_no_body(cx: &Cx<'_>, _: &Params) -> Eval {
 
 /// Whether the server served a request (a 2xx to a recorded request that is not a
 /// notification) rather than rejecting it with an error whose status the pairings judge.
-fn served_request(cx: &Cx<'_>, p: &Params) -> bool {
+/// Whether the server served the request: a 2xx answered it with anything but a JSON-RPC error.
+/// An error response (any code, any status) rejected it; whether the code and status are the
+/// ones the revision pairs is the status pairings' question.
+fn served_request(cx: &Cx<'_>) -> bool {
     let req = &cx.an.req;
     req.body.is_some()
         && req.method.is_some()
         && !req.is_notification
         && cx.an.is_2xx()
-        && !cx.error_code().is_some_and(|c| p.codes.contains(&c))
+        && !Needs::ERROR.met_by(cx.have())
 }
 
 fn header_mismatch_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
     let (Some(code), Some(status)) = (p.code, p.status) else {
         return Eval::NotApplicable;
     };
-    if !served_request(cx, p) {
+    if !served_request(cx) {
         return Eval::NotApplicable;
     }
     // Without the version header `version_header_required` judges the request.
@@ -239,7 +242,7 @@ fn version_header_required(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     // A request without `_meta` protocolVersion is judged by the `_meta` rules.
-    if !served_request(cx, p) || cx.an.req.meta_version.is_none() {
+    if !served_request(cx) || cx.an.req.meta_version.is_none() {
         return Eval::NotApplicable;
     }
     if cx.an.req.header_version.is_some() {
@@ -255,22 +258,34 @@ fn version_header_required(cx: &Cx<'_>, p: &Params) -> Eval {
     )
 }
 
-/// The first MCP revision; a version before it (or not shaped like one) is supported by no
-/// server.
-const FIRST_REVISION: &str = "2024-11-05";
-
-/// Whether a protocol version header value names no MCP revision at all.
+/// Whether a protocol version header value names no MCP revision: not a `YYYY-MM-DD` date, or
+/// a date up to the newest revision this tool knows that is none of the revisions published
+/// (a later date may name a revision published since, which this tool cannot tell).
 fn no_revision(v: &str) -> bool {
     let b = v.as_bytes();
-    let shaped = b.len() == 10
-        && b.iter().enumerate().all(|(i, c)| {
-            if i == 4 || i == 7 {
-                *c == b'-'
-            } else {
-                c.is_ascii_digit()
-            }
-        });
-    !shaped || v < FIRST_REVISION
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r)
+            .filter(|d| d.iter().all(u8::is_ascii_digit))
+            .map(|d| d.iter().fold(0u32, |n, c| n * 10 + u32::from(c - b'0')))
+    };
+    let date = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4).is_some()
+        && digits(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && digits(8..10).is_some_and(|d| (1..=31).contains(&d));
+    if !date {
+        return true;
+    }
+    let mut known = INITIALIZE_ERA_VERSIONS
+        .iter()
+        .copied()
+        .chain(Protocol::all().map(Protocol::as_str));
+    let newest = Protocol::all()
+        .map(Protocol::as_str)
+        .max()
+        .unwrap_or_default();
+    v <= newest && !known.any(|k| k == v)
 }
 
 fn bad_version_header_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
@@ -288,7 +303,7 @@ fn bad_version_header_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::Pass;
     }
     // Only a served request is judged: another rejection may have had another cause.
-    if !cx.an.is_2xx() {
+    if !served_request(cx) {
         return Eval::NotApplicable;
     }
     Eval::hit(
@@ -313,7 +328,8 @@ fn origin_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
     let Some(endpoint) = request.url.as_deref().and_then(WebOrigin::of_url) else {
         return Eval::NotApplicable;
     };
-    if WebOrigin::of_header(value).as_ref() == Some(&endpoint) || cx.an.status() == status {
+    let same_host = WebOrigin::of_header(value).is_some_and(|o| o.same_host(&endpoint));
+    if same_host || cx.an.status() == status {
         return Eval::Pass;
     }
     if !cx.an.is_2xx() {
@@ -322,7 +338,7 @@ fn origin_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
     Eval::hit(
         "",
         format!(
-            "the request's {} ({}) is not the endpoint's origin ({endpoint}), yet the server answered HTTP {}; a server that finds an Origin invalid must answer HTTP {status}",
+            "the request's {} ({}) is on another host than the endpoint ({endpoint}), yet the server answered HTTP {}; a server that finds an Origin invalid must answer HTTP {status}",
             header::ORIGIN,
             value.trim(),
             cx.an.status()

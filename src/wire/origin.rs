@@ -1,5 +1,5 @@
 //! Web origins (RFC 6454): the `Origin` header a request carries and the origin of the endpoint
-//! URL it was sent to, compared as scheme, host and port.
+//! URL it was sent to, compared as scheme, host and port, or by host alone.
 //!
 //! An exchange records both without a field of its own: the `Origin` request header, and
 //! `request.url`, whose scheme, host and port are the endpoint's origin.
@@ -71,6 +71,25 @@ impl WebOrigin {
     }
 }
 
+impl WebOrigin {
+    /// Whether two origins name the same host, whatever their schemes and ports: the same name,
+    /// or both the local machine (`localhost`, a name under `.localhost`, `127.0.0.0/8`,
+    /// `[::1]`). DNS rebinding reaches a server through a foreign host name resolving to its
+    /// address; a page on another port of the same host (a local tool's web client) is not that.
+    pub fn same_host(&self, other: &WebOrigin) -> bool {
+        self.host == other.host || (self.is_loopback() && other.is_loopback())
+    }
+
+    fn is_loopback(&self) -> bool {
+        let h = self.host.as_str();
+        h == "localhost"
+            || h.ends_with(".localhost")
+            || h == "[::1]"
+            || h.parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    }
+}
+
 fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
         "http" | "ws" => Some(80),
@@ -120,6 +139,45 @@ mod tests {
         assert_eq!(
             WebOrigin::of_url("http://[::1]:3000/").unwrap().to_string(),
             "http://[::1]:3000"
+        );
+    }
+
+    #[test]
+    fn same_host_ignores_scheme_and_port_and_joins_loopback_names() {
+        let endpoint = WebOrigin::of_url("http://localhost:3001/mcp").unwrap();
+        for same in [
+            "http://localhost:6274",
+            "https://LOCALHOST",
+            "http://127.0.0.1:6274",
+            "http://127.8.0.1",
+            "http://[::1]:6274",
+            "http://app.localhost:5173",
+        ] {
+            assert!(
+                WebOrigin::of_header(same).unwrap().same_host(&endpoint),
+                "{same}"
+            );
+        }
+        for foreign in [
+            "http://evil.example:3001",
+            "http://localhost.evil.example",
+            "http://10.0.0.1",
+        ] {
+            assert!(
+                !WebOrigin::of_header(foreign).unwrap().same_host(&endpoint),
+                "{foreign}"
+            );
+        }
+        let remote = WebOrigin::of_url("https://mcp.example.com/mcp").unwrap();
+        assert!(
+            WebOrigin::of_header("http://mcp.example.com:8080")
+                .unwrap()
+                .same_host(&remote)
+        );
+        assert!(
+            !WebOrigin::of_header("https://example.com")
+                .unwrap()
+                .same_host(&remote)
         );
     }
 

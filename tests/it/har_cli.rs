@@ -86,6 +86,15 @@ fn example_json_output() {
         judged[2]["judgement"]["verdicts"][0]["outcome"],
         "TOOL_ERROR"
     );
+    // The Inspector's page (localhost:6274) calls the server on another port of the same host:
+    // the ordinary local set-up, which draws no finding at all.
+    for j in &judged {
+        assert_eq!(
+            j["judgement"]["verdicts"][0]["findings"],
+            serde_json::json!([]),
+            "{j}"
+        );
+    }
     let not_recorded = &entries[8];
     assert_eq!(not_recorded["not_recorded"], true);
     assert_eq!(not_recorded["tool"], "generate_report");
