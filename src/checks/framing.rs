@@ -15,6 +15,8 @@ crate::check_api::declare_checks! {
         "the JSON body is not a single JSON object (e.g. a batch array)";
     "json_depth_within_limit" => json_depth_within_limit, [], [], NONE,
         "the JSON body (or the SSE event that may carry the response) nests deeper than the judge reads";
+    "json_lone_surrogate" => json_lone_surrogate, [], [], NONE,
+        "the JSON body (or an SSE event's data) escapes a UTF-16 surrogate without its other half";
 }
 
 fn applies(cx: &Cx<'_>) -> bool {
@@ -143,5 +145,26 @@ pub(crate) fn kind(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+fn json_lone_surrogate(cx: &Cx<'_>, _: &Params) -> Eval {
+    if let Some((lone, event)) = cx.an.lone_surrogate() {
+        let more = match lone.count {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let message = format!(
+            "byte {} of the body escapes a lone UTF-16 surrogate{more}: the text is JSON, read here with U+FFFD in its place; receivers differ in what they make of it (some refuse the whole message)",
+            lone.offset
+        );
+        return Eval::Trigger(vec![match event {
+            Some(e) => Hit::in_event(e, "", message),
+            None => Hit::new("", message),
+        }]);
+    }
+    match cx.an.body {
+        Body::Json | Body::Stream(_) => Eval::Pass,
+        _ => Eval::NotApplicable,
     }
 }

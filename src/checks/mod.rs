@@ -4,6 +4,8 @@
 //! the rule table, never here. Each module declares its own checks (`CHECKS`).
 
 mod auth;
+mod content;
+mod dialect;
 mod discovery;
 mod envelope;
 mod framing;
@@ -28,6 +30,8 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     envelope::CHECKS,
     schema::CHECKS,
     result::CHECKS,
+    content::CHECKS,
+    dialect::CHECKS,
     mrtr::CHECKS,
     stream::CHECKS,
     stream_messages::CHECKS,

@@ -316,7 +316,7 @@ fn output_schema_conforms(cx: &Cx<'_>, _: &Params) -> Eval {
 }
 
 /// Which tool schema members a rule judges (`names`; `outputSchema` when not given).
-fn judges_member(p: &Params, member: &str) -> bool {
+pub(crate) fn judges_member(p: &Params, member: &str) -> bool {
     if p.names.is_empty() {
         member == "outputSchema"
     } else {

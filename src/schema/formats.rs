@@ -13,7 +13,8 @@ pub fn options() -> jsonschema::ValidationOptions<'static> {
 }
 
 /// Whether `s` is base64 (RFC 4648 §4, standard alphabet, with its padding or none at all,
-/// canonical trailing bits), decided by the SIMD decoder's validation pass: the same acceptance as decoding it, at
+/// canonical trailing bits; padding left off is judged by a check of its own, so a format
+/// error means text that does not decode), decided by the SIMD decoder's validation pass: the same acceptance as decoding it, at
 /// memory speed, without allocating (image and audio payloads are often hundreds of KB).
 pub fn is_base64(s: &str) -> bool {
     let b = s.as_bytes();

@@ -6,6 +6,7 @@
 //! `uri` by the validator's own URI check. Without format assertion they would be annotations
 //! only (JSON Schema 2020-12), and an image whose `data` is not base64 would pass.
 
+pub mod dialect;
 mod errors;
 mod fast;
 mod formats;

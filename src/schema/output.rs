@@ -3,13 +3,16 @@
 //! A schema without `$schema` is JSON Schema 2020-12; `$schema` may name draft-04, draft-06,
 //! draft-07, 2019-09 or 2020-12 (each validated with the `jsonschema` crate's support for that
 //! draft, formats included as the draft has them). Any other `$schema` is a dialect this judge
-//! does not support, reported as such rather than validated under another dialect. Nothing is
+//! does not support, reported as such rather than validated under another dialect. A keyword
+//! the declared dialect does not define asserts nothing (see [`dialect`]). Nothing is
 //! ever fetched: a `$ref` is resolved inside the schema document or not at all, whatever
 //! features the `jsonschema` crate was built with.
 
 use jsonschema::Draft;
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
+
+use crate::schema::dialect::{self, ForeignKeyword};
 
 /// Why an output schema cannot judge a result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +37,8 @@ pub struct OutputSchema {
     pub validator: jsonschema::Validator,
     /// The dialect, by name (`draft-07`, `2020-12`, ...).
     pub dialect: &'static str,
+    /// Keywords of other dialects the schema uses, which assert nothing under its own.
+    pub foreign: Vec<ForeignKeyword>,
 }
 
 /// The dialects an output schema may declare, by name.
@@ -66,30 +71,35 @@ pub fn dialect_of(schema: &Value) -> Result<Draft, OutputSchemaProblem> {
 /// Compiles an output schema under its declared dialect, fetching nothing.
 pub fn compile(schema: &Value) -> Result<OutputSchema, OutputSchemaProblem> {
     let draft = dialect_of(schema)?;
-    let validator = jsonschema::options()
+    let mut options = jsonschema::options()
         .with_draft(draft)
-        .with_retriever(NoFetch)
-        .build(schema)
-        .map_err(|e| match e.kind() {
-            ValidationErrorKind::Referencing(r) => {
-                let why = r.to_string();
-                OutputSchemaProblem::UnresolvedRef {
-                    external: matches!(r, jsonschema::ReferencingError::Unretrievable { .. }),
-                    why,
-                }
+        .with_retriever(NoFetch);
+    if !dialect::defines(draft, "dependencies") {
+        options = options.with_keyword("dependencies", |_, _, _| {
+            Ok(Box::new(dialect::NoAssertion) as Box<dyn for<'i> jsonschema::Keyword<'i>>)
+        });
+    }
+    let validator = options.build(schema).map_err(|e| match e.kind() {
+        ValidationErrorKind::Referencing(r) => {
+            let why = r.to_string();
+            OutputSchemaProblem::UnresolvedRef {
+                external: matches!(r, jsonschema::ReferencingError::Unretrievable { .. }),
+                why,
             }
-            _ => {
-                let at = e.instance_path().as_str();
-                OutputSchemaProblem::Invalid(if at.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("at {at}: {e}")
-                })
-            }
-        })?;
+        }
+        _ => {
+            let at = e.instance_path().as_str();
+            OutputSchemaProblem::Invalid(if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("at {at}: {e}")
+            })
+        }
+    })?;
     Ok(OutputSchema {
         validator,
         dialect: dialect_name(draft),
+        foreign: dialect::foreign_keywords(schema, draft),
     })
 }
 
@@ -129,6 +139,24 @@ mod tests {
         assert!(valid(s, json!([1])));
         let s = json!({"type": "array", "prefixItems": [{"type": "string"}]});
         assert!(!valid(s, json!([1])));
+    }
+
+    #[test]
+    fn dependencies_asserts_only_where_the_dialect_defines_it() {
+        let body = json!({"dependencies": {"a": ["b"]}});
+        for (uri, asserts) in [
+            ("http://json-schema.org/draft-04/schema#", true),
+            ("http://json-schema.org/draft-07/schema#", true),
+            ("https://json-schema.org/draft/2019-09/schema", false),
+            ("https://json-schema.org/draft/2020-12/schema", false),
+        ] {
+            let mut s = body.clone();
+            s["$schema"] = json!(uri);
+            assert_eq!(!valid(s.clone(), json!({"a": 1})), asserts, "{uri}");
+            let foreign = compile(&s).unwrap().foreign;
+            assert_eq!(foreign.is_empty(), asserts, "{uri}");
+        }
+        assert!(valid(body, json!({"a": 1})));
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use crate::vocab::protocol::{header, meta};
-use crate::wire::deep::{self, JsonFailure};
+use crate::wire::deep::JsonFailure;
 use crate::wire::exchange::Exchange;
 use crate::wire::jsonref::JsonRef;
 use crate::wire::stdio::read::StdioRead;
+use crate::wire::surrogate::{self, LoneSurrogate};
 use crate::wire::tape::Tape;
 
 pub(crate) use crate::wire::message::json_error;
@@ -208,6 +209,8 @@ pub struct Analysis<'x> {
     depth: usize,
     /// A stdio exchange's output, read line by line (its response, if any, is the body).
     stdio: Option<Box<StdioRead>>,
+    /// A JSON body's first lone surrogate escape, when it has one.
+    lone_surrogate: Option<LoneSurrogate>,
 }
 
 impl<'x> Analysis<'x> {
@@ -262,7 +265,19 @@ impl<'x> Analysis<'x> {
             tape: read.tape,
             value: read.value.map(OnceLock::from).unwrap_or_default(),
             depth: read.depth,
+            lone_surrogate: read.lone_surrogate,
             stdio,
+        }
+    }
+
+    /// The first lone surrogate escape of the JSON read (its offset in the body, and the SSE
+    /// event it is in), with the count over the body: such text is read with U+FFFD in its
+    /// place (see [`surrogate`]).
+    pub fn lone_surrogate(&self) -> Option<(LoneSurrogate, Option<usize>)> {
+        match (&self.body, self.lone_surrogate) {
+            (_, Some(l)) => Some((l, None)),
+            (Body::Stream(s), None) => s.lone_surrogate,
+            _ => None,
         }
     }
 
@@ -434,6 +449,8 @@ struct Read<'x> {
     value: Option<Value>,
     /// How deep it nests past `serde_json`'s limit (else 0).
     depth: usize,
+    /// Its first lone surrogate escape, when it has one (see [`surrogate`]).
+    lone_surrogate: Option<LoneSurrogate>,
 }
 
 impl Read<'_> {
@@ -444,6 +461,7 @@ impl Read<'_> {
             tape: None,
             value: None,
             depth,
+            lone_surrogate: None,
         }
     }
 }
@@ -502,15 +520,19 @@ fn read_json(bytes: &[u8], on_tape: bool) -> Read<'_> {
             tape: Some(tape),
             value: None,
             depth: 0,
+            lone_surrogate: None,
         };
     }
-    match deep::parse(text) {
-        Ok((v, depth)) => Read {
+    match surrogate::parse(text) {
+        Ok((v, depth, lone)) => Read {
             body: Body::Json,
-            text: Some(text),
+            // The text read is not the body's when a lone surrogate was replaced: checks that
+            // read the text find none.
+            text: lone.is_none().then_some(text),
             tape: None,
             value: Some(v),
             depth,
+            lone_surrogate: lone,
         },
         Err(JsonFailure::Syntax(e)) => Read::bare(Body::BadJson(json_error(text, &e, |o| o)), 0),
         Err(JsonFailure::TooDeep { offset }) => Read::bare(Body::TooDeep { offset }, 0),

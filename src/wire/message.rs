@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
-use crate::wire::deep::{self, JsonFailure};
+use crate::wire::deep::JsonFailure;
 use crate::wire::number::ids_equal;
+use crate::wire::surrogate::{self, LoneSurrogate};
 use crate::wire::tape::{self, Tape};
 
 /// Where and why a JSON body failed to parse.
@@ -199,6 +200,9 @@ pub(crate) struct MessageReader<'r> {
     pub accepted: Option<Accepted<'r>>,
     /// The deepest nesting read past `serde_json`'s limit (else 0).
     pub deepest: usize,
+    /// The first lone surrogate escape read (its offset in the input, and the message's
+    /// index), with the count over every message (see [`surrogate`]).
+    pub lone_surrogate: Option<(LoneSurrogate, Option<usize>)>,
 }
 
 impl MessageReader<'_> {
@@ -229,6 +233,21 @@ impl MessageReader<'_> {
         accepted(method, Candidate::Tape(root)).then(|| Digest::of_tape(method, root))
     }
 
+    fn note_lone_surrogate(
+        &mut self,
+        index: usize,
+        lone: LoneSurrogate,
+        to_input: impl Fn(usize) -> usize,
+    ) {
+        match &mut self.lone_surrogate {
+            Some((first, _)) => first.count += lone.count,
+            None => {
+                let offset = to_input(lone.offset);
+                self.lone_surrogate = Some((LoneSurrogate { offset, ..lone }, Some(index)));
+            }
+        }
+    }
+
     /// Reads message number `index` from its text (or the input offset of its first byte that
     /// is not UTF-8); `to_input` maps an offset in the text to one in the input. Answers the
     /// message and whether it is a response with the request's id (any response when the
@@ -252,14 +271,21 @@ impl MessageReader<'_> {
         }
         let parsed_data = match data {
             Err(offset) => Err(MessageKind::NotUtf8 { offset }),
-            Ok(text) => deep::parse(text).map_err(|e| match e {
-                JsonFailure::Syntax(e) => {
-                    MessageKind::BadJson(Box::new(json_error(text, &e, &to_input)))
-                }
-                JsonFailure::TooDeep { offset } => MessageKind::TooDeep {
-                    offset: to_input(offset),
-                },
-            }),
+            Ok(text) => surrogate::parse(text)
+                .map(|(v, depth, lone)| {
+                    if let Some(lone) = lone {
+                        self.note_lone_surrogate(index, lone, &to_input);
+                    }
+                    (v, depth)
+                })
+                .map_err(|e| match e {
+                    JsonFailure::Syntax(e) => {
+                        MessageKind::BadJson(Box::new(json_error(text, &e, &to_input)))
+                    }
+                    JsonFailure::TooDeep { offset } => MessageKind::TooDeep {
+                        offset: to_input(offset),
+                    },
+                }),
         };
         let (kind, value, depth) = match parsed_data {
             Ok((v, depth)) => {

@@ -16,6 +16,7 @@ pub mod origin;
 pub mod sse;
 pub mod stdio;
 pub mod stream;
+pub mod surrogate;
 pub mod tape;
 pub(crate) mod utf8;
 

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::wire::message::{Accepted, MessageKind, MessageReader, StreamMessage};
+use crate::wire::surrogate::LoneSurrogate;
 
 /// An SSE response stream, read once.
 #[derive(Clone, Debug)]
@@ -32,6 +33,9 @@ pub struct Stream {
     /// or JSON that is not a request or notification (a batch array, a primitive, an object
     /// without `method`). The checks of the response then judge it as they judge that body.
     pub final_matches: bool,
+    /// The first lone surrogate escape of an event's data (its offset in the body, and the
+    /// event), with the count over every event: such data is read with U+FFFD in their place.
+    pub lone_surrogate: Option<(LoneSurrogate, Option<usize>)>,
 }
 
 impl Stream {
@@ -64,6 +68,7 @@ pub(crate) fn read_stream(
             request_id,
             accepted,
             deepest: 0,
+            lone_surrogate: None,
         },
         messages: Vec::new(),
         final_index: None,
@@ -76,7 +81,12 @@ pub(crate) fn read_stream(
     // body, all of its events and all of its messages at once.
     let parsed = crate::wire::sse::parse_each(bytes, |ev| reader.take(ev));
     let StreamReader {
-        reader: MessageReader { deepest, .. },
+        reader:
+            MessageReader {
+                deepest,
+                lone_surrogate,
+                ..
+            },
         mut messages,
         mut final_index,
         first_event_start,
@@ -106,6 +116,7 @@ pub(crate) fn read_stream(
         messages,
         final_index,
         final_matches,
+        lone_surrogate,
     };
     (stream, deepest)
 }

@@ -52,6 +52,7 @@ mod retry_advice;
 mod rule_table;
 mod rules_cli;
 mod schema_agreement;
+mod schema_test_suite;
 mod secrets;
 mod serve_cli;
 mod serve_conformance_fixtures;

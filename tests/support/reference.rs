@@ -6,7 +6,8 @@
 //! - `MCP_RESEARCH_DIR`: the research notes (`spec-rules.md`, whose §5 table the edge-case
 //!   vectors transcribe).
 //! - `MCP_REFERENCE_DIR`: third-party schemas of the report formats (`sarif-schema-2.1.0.json`,
-//!   the OASIS SARIF 2.1.0 schema; `jenkins-junit-10.xsd`, the Jenkins JUnit plugin's schema).
+//!   the OASIS SARIF 2.1.0 schema; `jenkins-junit-10.xsd`, the Jenkins JUnit plugin's schema),
+//!   and `json-schema-test-suite/`, the official JSON-Schema-Test-Suite.
 //!
 //! A test that needs one of them is skipped, with one line saying so, when its variable is not
 //! set or names no readable directory; with `MCP_VERDICT_REQUIRE_SPEC=1` it fails instead.
@@ -28,6 +29,8 @@ pub enum Reference {
     Research,
     /// The report formats' schemas (`MCP_REFERENCE_DIR`).
     Reports,
+    /// The official JSON-Schema-Test-Suite (`MCP_REFERENCE_DIR/json-schema-test-suite`).
+    SchemaSuite,
 }
 
 impl Reference {
@@ -35,7 +38,15 @@ impl Reference {
         match self {
             Reference::Spec => "MCP_SPEC_DIR",
             Reference::Research => "MCP_RESEARCH_DIR",
-            Reference::Reports => "MCP_REFERENCE_DIR",
+            Reference::Reports | Reference::SchemaSuite => "MCP_REFERENCE_DIR",
+        }
+    }
+
+    /// The directory under the variable's that holds the material, if not the variable's own.
+    fn sub(self) -> Option<&'static str> {
+        match self {
+            Reference::SchemaSuite => Some("json-schema-test-suite"),
+            _ => None,
         }
     }
 
@@ -54,6 +65,10 @@ impl Reference {
                 "the report formats' official schemas",
                 "a directory holding sarif-schema-2.1.0.json (OASIS SARIF 2.1.0) and jenkins-junit-10.xsd (the Jenkins JUnit plugin's junit-10.xsd)",
             ),
+            Reference::SchemaSuite => (
+                "the official JSON-Schema-Test-Suite",
+                "a directory holding json-schema-test-suite/ (json-schema-org's JSON-Schema-Test-Suite, with tests/draft4, draft6, draft7, draft2019-09 and draft2020-12)",
+            ),
         }
     }
 }
@@ -68,10 +83,13 @@ pub fn dir(r: Reference) -> Option<PathBuf> {
         None => format!("{var} is not set"),
         Some(v) if v.is_empty() => format!("{var} is empty"),
         Some(v) => {
-            let path = PathBuf::from(v);
+            let mut path = PathBuf::from(v);
+            if let Some(sub) = r.sub() {
+                path.push(sub);
+            }
             match std::fs::read_dir(&path) {
                 Ok(_) => return Some(path),
-                Err(e) => format!("{var}={} cannot be read ({e})", path.display()),
+                Err(e) => format!("{} (from {var}) cannot be read ({e})", path.display()),
             }
         }
     };

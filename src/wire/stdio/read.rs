@@ -154,6 +154,7 @@ pub(crate) fn read(
         request_id,
         accepted,
         deepest: 0,
+        lone_surrogate: None,
     };
     let all: Vec<Line> = lines(stdout).collect();
     let mut out = StdioRead {
