@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::result::valid_meta_key;
+use super::meta::valid_meta_key;
 use crate::check_api::{Cx, Eval, Hit, Params};
 
 crate::check_api::declare_checks! {

@@ -10,6 +10,7 @@ mod discovery;
 mod envelope;
 mod framing;
 mod icons;
+mod meta;
 mod mrtr;
 mod request;
 mod result;
@@ -22,6 +23,8 @@ mod stream_messages;
 mod transport;
 
 use crate::check_api::CheckDef;
+
+pub(crate) use meta::meta_keys_valid;
 
 /// The checks of every module.
 pub(crate) static ALL: &[&[CheckDef]] = &[
@@ -37,6 +40,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     stream_messages::CHECKS,
     request::CHECKS,
     icons::CHECKS,
+    meta::CHECKS,
     session::CHECKS,
     discovery::CHECKS,
     auth::CHECKS,

@@ -35,8 +35,6 @@ crate::check_api::declare_checks! {
         "the tool declares an `outputSchema` and the structured result is missing or does not conform";
     "output_schema_usable" => output_schema_usable, ["value", "names"], ["value"], RESULT,
         "the tool's `outputSchema` cannot judge a final result, or a schema member (`names`: `outputSchema` when not given, `inputSchema`) of a tool a `tools/list` result lists cannot be used: `value` names the problem, `dialect` (a `$schema` this judge does not support), `ref` (a `$ref` not resolvable within the schema; nothing is fetched) or `invalid` (not a valid schema in its dialect)";
-    "meta_key_format" => meta_key_format, [], [], RESULT,
-        "a `_meta` key in the result does not follow the key-name format";
     "server_info_present" => server_info_present, [], [], RESULT,
         "the result's `_meta` lacks `io.modelcontextprotocol/serverInfo`";
 }
@@ -447,93 +445,6 @@ fn output_schema_usable(cx: &Cx<'_>, p: &Params) -> Eval {
     }
 }
 
-/// Whether a `_meta` key follows the key-name format of the base protocol: an optional prefix
-/// of dot-separated labels (a letter first, a letter or digit last, letters, digits and `-`
-/// between) ending in `/`, then a name that is empty or starts and ends alphanumerically with
-/// letters, digits, `-`, `_` and `.` between. Keys are read byte by byte, once (this runs on
-/// every `_meta` key of every result).
-pub(crate) fn valid_meta_key(key: &str) -> bool {
-    // The protocol's own prefix, on most keys, is a valid one.
-    if let Some(name) = key.strip_prefix("io.modelcontextprotocol/") {
-        return valid_meta_name(name.as_bytes());
-    }
-    let b = key.as_bytes();
-    // A second `/` would sit in the name, where it is not allowed either: split at the first.
-    match b.iter().position(|&c| c == b'/') {
-        Some(i) => valid_meta_prefix(&b[..i]) && valid_meta_name(&b[i + 1..]),
-        None => valid_meta_name(b),
-    }
-}
-
-/// Dot-separated labels, each a letter first, a letter or digit last, letters, digits and `-`
-/// between.
-fn valid_meta_prefix(p: &[u8]) -> bool {
-    let mut label_start = true;
-    let mut prev = 0u8;
-    for &c in p {
-        let ok = if label_start {
-            c.is_ascii_alphabetic()
-        } else if c == b'.' {
-            prev.is_ascii_alphanumeric()
-        } else {
-            c.is_ascii_alphanumeric() || c == b'-'
-        };
-        if !ok {
-            return false;
-        }
-        label_start = c == b'.';
-        prev = c;
-    }
-    !label_start && prev.is_ascii_alphanumeric()
-}
-
-/// Empty, or alphanumeric at both ends with letters, digits, `-`, `_` and `.` between.
-fn valid_meta_name(n: &[u8]) -> bool {
-    match n {
-        [] => true,
-        [only] => only.is_ascii_alphanumeric(),
-        [first, middle @ .., last] => {
-            first.is_ascii_alphanumeric()
-                && last.is_ascii_alphanumeric()
-                && middle
-                    .iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-        }
-    }
-}
-
-fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
-    if result_obj(cx).is_none() {
-        return Eval::NotApplicable;
-    }
-    let mut hits = Vec::new();
-    // The location is formatted only for a bad key: this runs on every result.
-    let mut scan = |meta: Option<JsonRef<'_>>, block: Option<usize>| {
-        if let Some(m) = meta {
-            let mut bad: Vec<&str> = m
-                .members()
-                .map(|(k, _)| k)
-                .filter(|k| !valid_meta_key(k))
-                .collect();
-            // In the order a parsed object keeps its keys (sorted), whatever the document's.
-            bad.sort_unstable();
-            for k in bad {
-                let at =
-                    block.map_or_else(|| "/result".to_string(), |i| format!("/result/content/{i}"));
-                hits.push(Hit::new(
-                    format!("{at}/_meta/{}", crate::vocab::pointer::escape(k)),
-                    format!("`_meta` key \"{k}\" does not follow the key-name format (optional dotted prefix of letter-led labels plus `/`, then an alphanumeric-delimited name)"),
-                ));
-            }
-        }
-    };
-    scan(cx.result_members().meta, None);
-    for (i, b) in cx.content_blocks().iter().enumerate() {
-        scan(b.meta, Some(i));
-    }
-    Eval::from_hits(hits)
-}
-
 fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
     if result_obj(cx).is_none() {
         return Eval::NotApplicable;
@@ -550,96 +461,5 @@ fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
             "/result/_meta",
             "the result's `_meta` has no `io.modelcontextprotocol/serverInfo`",
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::valid_meta_key;
-
-    /// The format read off the rule's wording: the prefix is what comes before the last `/`.
-    fn reference(key: &str) -> bool {
-        let b = key.as_bytes();
-        let (prefix, name) = match b.iter().rposition(|&c| c == b'/') {
-            Some(i) => (Some(&b[..i]), &b[i + 1..]),
-            None => (None, b),
-        };
-        if let Some(prefix) = prefix {
-            let ok = prefix.split(|&c| c == b'.').all(|label| {
-                matches!(label, [first, .., last] if first.is_ascii_alphabetic() && last.is_ascii_alphanumeric())
-                    || matches!(label, [only] if only.is_ascii_alphabetic())
-            }) && prefix
-                .iter()
-                .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.');
-            if !ok {
-                return false;
-            }
-        }
-        match name {
-            [] => true,
-            [only] => only.is_ascii_alphanumeric(),
-            [first, middle @ .., last] => {
-                first.is_ascii_alphanumeric()
-                    && last.is_ascii_alphanumeric()
-                    && middle
-                        .iter()
-                        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-            }
-        }
-    }
-
-    /// The one-pass reader agrees with the reference on every key of up to six characters
-    /// drawn from the characters that matter.
-    #[test]
-    fn one_pass_matches_reference() {
-        let alphabet = [b'a', b'Z', b'7', b'-', b'_', b'.', b'/', b' '];
-        let mut key = Vec::new();
-        for len in 0..=6u32 {
-            for mut n in 0..alphabet.len().pow(len) {
-                key.clear();
-                for _ in 0..len {
-                    key.push(alphabet[n % alphabet.len()]);
-                    n /= alphabet.len();
-                }
-                let k = std::str::from_utf8(&key).unwrap();
-                assert_eq!(valid_meta_key(k), reference(k), "{k:?}");
-                // Behind the protocol's prefix (read apart) and prefixes like it.
-                if len <= 4 {
-                    for prefix in [
-                        "io.modelcontextprotocol/",
-                        "io.modelcontextprotocol",
-                        "io.modelcontextprotocol.x/",
-                        "io.modelcontextprotocol-/",
-                    ] {
-                        let k = format!("{prefix}{k}");
-                        assert_eq!(valid_meta_key(&k), reference(&k), "{k:?}");
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn meta_keys() {
-        for ok in [
-            super::SERVER_INFO,
-            "com.example/x",
-            "plain",
-            "a.b-c_d",
-            "com.example/",
-            "progressToken",
-        ] {
-            assert!(valid_meta_key(ok), "{ok}");
-        }
-        for bad in [
-            "-x",
-            "x-",
-            "1com.example/x",
-            "com..example/x",
-            "com.example-/x",
-            "a b",
-        ] {
-            assert!(!valid_meta_key(bad), "{bad}");
-        }
     }
 }

@@ -19,6 +19,8 @@ crate::check_api::declare_checks! {
         "a request other than `initialize` left out the MCP-Session-Id the server issued (the exchange's `session`) and was rejected with a status other than `status`; a 2xx without a JSON-RPC error (served) and a transient 408, 429, 502, 503 or 504 are not judged";
     "ended_session_served" => ended_session_served, ["status"], ["status"], HTTP,
         "a request carried the MCP-Session-Id of a session that had ended (the exchange's `session.ended`) and got a status other than `status`; a transient 408, 429, 502, 503 or 504 is not judged";
+    "session_id_visible_ascii" => session_id_visible_ascii, [], [], HTTP,
+        "a session id the server issued (the response's MCP-Session-Id, or the exchange's `session.id`) has a character outside visible ASCII (0x21 to 0x7E)";
 }
 
 /// An answer that says nothing about the request (the server is overloaded or a gateway
@@ -138,4 +140,42 @@ fn server_request_negotiated(cx: &Cx<'_>, p: &Params) -> Eval {
         });
     }
     hits.into_eval()
+}
+
+/// Where a session id first leaves visible ASCII (0x21 to 0x7E): the character and its index.
+fn outside_visible_ascii(id: &str) -> Option<(usize, char)> {
+    id.char_indices()
+        .find(|&(_, c)| !('\u{21}'..='\u{7e}').contains(&c))
+}
+
+fn session_id_visible_ascii(cx: &Cx<'_>, _: &Params) -> Eval {
+    // The ids the server issued: the one it answers with, and the one the recording kept from
+    // its answer to `initialize`. Header values are read as recorded, without trimming: a
+    // recorder keeps what came after the field's whitespace.
+    let sent = cx.an.ex.response_headers.get(header::SESSION_ID);
+    let kept = cx.an.ex.session.as_ref().map(|s| s.id.as_str());
+    if sent.is_none() && kept.is_none() {
+        return Eval::NotApplicable;
+    }
+    let mut hits = Vec::new();
+    for (id, whose) in [
+        (sent, "the response's"),
+        (kept, "the session's (from initialize)"),
+    ] {
+        let Some(id) = id else { continue };
+        let id = id.trim_matches([' ', '\t']);
+        let problem = outside_visible_ascii(id)
+            .map(|(at, c)| format!("has {c:?} (U+{:04X}) at character {at}", u32::from(c)));
+        if let Some(problem) = problem {
+            hits.push(Hit::new(
+                "",
+                format!(
+                    "{whose} {} {} {problem}: a session id may hold only visible ASCII characters (0x21 to 0x7E)",
+                    header::SESSION_ID,
+                    excerpt(id.as_bytes(), 80)
+                ),
+            ));
+        }
+    }
+    Eval::from_hits(hits)
 }

@@ -30,6 +30,38 @@ crate::check_api::declare_checks! {
         "a notification or request a stdio server wrote on stdout does not validate against the revision's schema definition for its method";
     "stdio_progress" => sse_progress, ["task_progress"], [], STDIO,
         "a progress notification with the request's token on a stdio server's stdout does not increase, or follows the response (unless `task_progress` and the response is a task handle); progress naming another token may be another request's and is not judged";
+    "sse_request_ids_unique" => sse_request_ids_unique, [], [], STREAM,
+        "a server request on the stream reuses the id of an earlier server request on it";
+}
+
+fn sse_request_ids_unique(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(s) = sequence(cx) else {
+        return Eval::NotApplicable;
+    };
+    let mut seen: Vec<(&Value, usize)> = Vec::new();
+    let mut hits = cx.hits();
+    for m in s
+        .messages
+        .iter()
+        .filter(|m| matches!(m.kind, MessageKind::Request))
+    {
+        let Some(id) = m.value.as_ref().and_then(|v| v.get("id")) else {
+            continue;
+        };
+        match seen.iter().find(|(earlier, _)| ids_equal(earlier, id)) {
+            Some((_, first)) => hits.push(|| {
+                Hit::in_event(
+                    m.event,
+                    "/id",
+                    format!(
+                        "the server request reuses id {id}, which its request in event {first} already had; a client that answered that one may take this answer for it"
+                    ),
+                )
+            }),
+            None => seen.push((id, m.event)),
+        }
+    }
+    hits.into_eval()
 }
 
 fn sse_message_schema(cx: &Cx<'_>, _: &Params) -> Eval {

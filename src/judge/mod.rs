@@ -27,6 +27,7 @@ use crate::vocab::Protocol;
 use crate::vocab::protocol::{header, meta};
 use crate::wire::analysis::{Analysis, Candidate, RequestFacts};
 use crate::wire::exchange::Exchange;
+use crate::wire::jsonref::JsonRef;
 use plan::RevisionPlan;
 
 /// A rule table bound to the checks it names, ready to judge.
@@ -198,12 +199,18 @@ pub fn judge_capped<'t>(
             &from_exchange
         }
     };
-    // A stream notification that every selected revision's schema accepts is held as the few
-    // members the checks read of it, not as its whole tree.
+    // A stream notification that every selected revision's schema accepts, and whose `_meta`
+    // keys are well-formed, is held as the few members the checks read of it, not as its
+    // whole tree.
     let accepted = |method: &str, message: Candidate<'_, '_>| {
-        protocols
-            .iter()
-            .all(|&p| crate::schema::for_revision(p).accepts_candidate(method, message))
+        let as_read = match message {
+            Candidate::Tape(n) => JsonRef::Tape(n),
+            Candidate::Value(v) => JsonRef::Value(v),
+        };
+        crate::checks::meta_keys_valid(as_read)
+            && protocols
+                .iter()
+                .all(|&p| crate::schema::for_revision(p).accepts_candidate(method, message))
     };
     let analysis = Analysis::judged(ex, &accepted);
     // JSON nested past serde_json's limit is walked (and dropped) on a stack grown for its
