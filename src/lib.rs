@@ -42,6 +42,7 @@
 //! | [`views`] | the serialisable verdict (`classify --format json`), diagnostic records |
 //! | [`inputs`] | files and stdin, HAR captures, JSON Lines, corpora |
 //! | [`run`] | the judging loops: one file, a HAR capture, a stream, a corpus against expectations |
+//! | `oauth` | the OAuth 2.1 client of the authorization pages: discovery, registration, tokens |
 //! | `serve`, `probe` | the fault-injecting server and the probing client |
 //! | [`outputs`] | every output format, each a function of a prepared view |
 //! | `commands` | the command line |
@@ -66,6 +67,8 @@ pub mod config;
 pub mod fuzzing;
 pub mod inputs;
 pub mod judge;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub mod outputs;
 #[cfg(feature = "probe")]
 pub mod probe;
