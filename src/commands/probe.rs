@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Arg, ArgAction, ArgMatches, Args, FromArgMatches};
 use serde_json::{Map, Value};
 
+use super::auth_args::AuthArgs;
 use super::{Format, ProtocolArg, parse_protocol};
 use crate::outputs::Style;
 use crate::outputs::probe::render_text_with;
@@ -136,6 +137,10 @@ pub struct ProbeArgs {
     /// parameters) in any output, record or log.
     #[arg(long)]
     pub no_redact: bool,
+
+    /// How to authorize with a protected server.
+    #[command(flatten)]
+    pub auth: AuthArgs,
 }
 
 fn probe_help() -> String {
@@ -373,6 +378,9 @@ impl ProbeArgs {
         config.answers = answers;
         config.max_rounds = self.max_rounds;
         config.headers = self.headers.clone();
+        config.auth = self
+            .auth
+            .to_config(Duration::from_secs_f64(self.deadline))?;
         config.timeouts = Timeouts {
             connect: Duration::from_secs_f64(self.connect_timeout),
             idle: Duration::from_secs_f64(self.idle_timeout),

@@ -126,7 +126,7 @@ fn is_redirect(url: &url::Url, redirect_uri: &url::Url) -> bool {
         && url.path() == redirect_uri.path()
 }
 
-impl OAuthClient<'_> {
+impl OAuthClient {
     /// Visits the authorization URL and returns the redirect's query parameters.
     pub(super) fn visit(
         &mut self,

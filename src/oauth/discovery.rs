@@ -65,7 +65,7 @@ fn strings(v: Option<&Value>) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-impl OAuthClient<'_> {
+impl OAuthClient {
     /// GETs a JSON document; `Ok(None)` for a 404 or other non-success answer (the next
     /// location is tried), an error for what must stop the flow.
     fn get_document(

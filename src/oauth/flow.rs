@@ -47,7 +47,7 @@ fn union(to: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
     }
 }
 
-impl OAuthClient<'_> {
+impl OAuthClient {
     /// Obtains a token for the MCP server at `endpoint`, after a refusal carrying `challenge`
     /// (or none): discovery afresh (the server may have moved to another authorization
     /// server), registration, then the configured grant.
@@ -279,7 +279,7 @@ impl OAuthClient<'_> {
 
     /// Refreshes the token held, at the server that issued it; `Ok(false)` when there is no
     /// refresh token or the server refuses it (the caller then authorizes afresh).
-    pub(super) fn refresh(&mut self, _endpoint: &str) -> Result<bool, OAuthError> {
+    pub(super) fn refresh(&mut self) -> Result<bool, OAuthError> {
         let Some(old) = self.token.clone() else {
             return Ok(false);
         };

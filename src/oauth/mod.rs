@@ -21,6 +21,7 @@ mod tests;
 mod ureq_http;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use discovery::{MAX_DOCUMENT, ResourceMetadata, ServerMetadata};
@@ -163,9 +164,11 @@ pub enum Reaction {
 
 /// The client: configuration, the HTTP it speaks, what it has discovered and registered, and
 /// its token.
-pub struct OAuthClient<'h> {
+pub struct OAuthClient {
     config: OAuthConfig,
-    http: &'h dyn Http,
+    http: Arc<dyn Http + Send + Sync>,
+    /// The MCP endpoint the tokens are for.
+    endpoint: String,
     guard: Guard,
     steps: Vec<FlowStep>,
     registrations: Vec<Registration>,
@@ -177,14 +180,19 @@ pub struct OAuthClient<'h> {
     step_ups: u32,
 }
 
-impl<'h> OAuthClient<'h> {
+impl OAuthClient {
     /// A client for the MCP server at `endpoint`.
-    pub fn new(config: OAuthConfig, http: &'h dyn Http, endpoint: &str) -> Result<Self, String> {
+    pub fn new(
+        config: OAuthConfig,
+        http: Arc<dyn Http + Send + Sync>,
+        endpoint: &str,
+    ) -> Result<Self, String> {
         if config.grant == GrantKind::ClientCredentials && config.client_id.is_none() {
             return Err("client credentials need a client id (and secret)".into());
         }
         Ok(OAuthClient {
             guard: Guard::for_server(endpoint)?,
+            endpoint: endpoint.to_string(),
             config,
             http,
             steps: Vec::new(),
@@ -230,7 +238,7 @@ impl<'h> OAuthClient<'h> {
 
     /// Sends a request of the flow; an error when no answer came (logged as such).
     fn send(&mut self, kind: StepKind, request: &HttpRequest) -> Result<HttpResponse, OAuthError> {
-        let http = self.http;
+        let http = Arc::clone(&self.http);
         http.send(request).map_err(|e| {
             self.log(kind, request, Err(&e), "no answer");
             OAuthError::Http(format!("{} at {}: {e}", kind.label(), request.url))
@@ -248,19 +256,20 @@ impl<'h> OAuthClient<'h> {
             .push(FlowStep::of(kind, request, response, outcome.to_string()));
     }
 
-    /// Reacts to a refusal of a request to `endpoint`: a 401 (authorize, or refresh the token
+    /// Reacts to a refusal of a request to the endpoint: a 401 (authorize, or refresh the token
     /// first when one is held) or a 403 whose challenge says `insufficient_scope` (step up).
     /// Any other status is not the client's to fix.
     pub fn react(
         &mut self,
-        endpoint: &str,
         status: u16,
         challenge: Option<&Challenge>,
     ) -> Result<Reaction, OAuthError> {
+        let endpoint = self.endpoint.clone();
+        let endpoint = endpoint.as_str();
         let error = challenge.and_then(Challenge::error);
         match status {
             401 => {
-                if self.token.is_some() && self.refresh(endpoint)? {
+                if self.token.is_some() && self.refresh()? {
                     return Ok(Reaction::Retry);
                 }
                 self.token = None;

@@ -107,7 +107,7 @@ fn choose_method(meta: &ServerMetadata, has_secret: bool) -> AuthMethod {
         })
 }
 
-impl OAuthClient<'_> {
+impl OAuthClient {
     /// The registration to use with the server `meta`: the one made with it before, else
     /// pre-registered credentials, else the Client ID Metadata Document URL (where supported),
     /// else dynamic registration. Credentials are never carried from one issuer to another.

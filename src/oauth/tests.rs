@@ -1,7 +1,7 @@
 //! The flow against a scripted resource and authorization server (no socket): each test
 //! changes one thing the server does and checks what the client sends, or that it refuses.
 
-use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -51,8 +51,8 @@ impl Default for Script {
 /// The scripted servers and what they received.
 struct Fake {
     script: Script,
-    seen: RefCell<Vec<HttpRequest>>,
-    tokens: RefCell<u32>,
+    seen: Mutex<Vec<HttpRequest>>,
+    tokens: Mutex<u32>,
 }
 
 fn ok(body: Value) -> HttpResponse {
@@ -84,17 +84,18 @@ fn field<'a>(f: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 impl Fake {
-    fn new(script: Script) -> Fake {
-        Fake {
+    fn new(script: Script) -> Arc<Fake> {
+        Arc::new(Fake {
             script,
-            seen: RefCell::new(Vec::new()),
-            tokens: RefCell::new(0),
-        }
+            seen: Mutex::new(Vec::new()),
+            tokens: Mutex::new(0),
+        })
     }
 
     fn requests_to(&self, path: &str) -> Vec<HttpRequest> {
         self.seen
-            .borrow()
+            .lock()
+            .unwrap()
             .iter()
             .filter(|r| r.url.split('?').next().unwrap().ends_with(path))
             .cloned()
@@ -104,7 +105,7 @@ impl Fake {
 
 impl Http for Fake {
     fn send(&self, r: &HttpRequest) -> Result<HttpResponse, HttpError> {
-        self.seen.borrow_mut().push(r.clone());
+        self.seen.lock().unwrap().push(r.clone());
         let s = &self.script;
         let path = r.url.split('?').next().unwrap();
         Ok(match path {
@@ -164,8 +165,11 @@ impl Http for Fake {
                 h
             }
             p if p == format!("{AS}/token") => {
-                *self.tokens.borrow_mut() += 1;
-                let n = *self.tokens.borrow();
+                let n = {
+                    let mut t = self.tokens.lock().unwrap();
+                    *t += 1;
+                    *t
+                };
                 let mut d = json!({"access_token": format!("token-{n}"), "token_type": "Bearer", "expires_in": 60});
                 if s.refresh_token {
                     d["refresh_token"] = json!(format!("refresh-{n}"));
@@ -189,14 +193,14 @@ fn config() -> OAuthConfig {
 }
 
 fn authorize(
-    fake: &Fake,
+    fake: &Arc<Fake>,
     cfg: OAuthConfig,
     ch: &str,
 ) -> (Result<Reaction, OAuthError>, Option<String>) {
-    let mut c = OAuthClient::new(cfg, fake, MCP)
+    let mut c = OAuthClient::new(cfg, fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Loopback));
-    let r = c.react(MCP, 401, Some(&challenge(ch)));
+    let r = c.react(401, Some(&challenge(ch)));
     (r, c.authorization())
 }
 
@@ -236,10 +240,10 @@ fn the_whole_flow_sends_what_the_spec_asks() {
 #[test]
 fn steps_never_show_tokens_codes_or_verifiers() {
     let fake = Fake::new(Script::default());
-    let mut c = OAuthClient::new(config(), &fake, MCP)
+    let mut c = OAuthClient::new(config(), fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Loopback));
-    c.react(MCP, 401, Some(&challenge(CHALLENGE))).unwrap();
+    c.react(401, Some(&challenge(CHALLENGE))).unwrap();
     let token = form_of(&fake.requests_to("/token")[0]);
     let verifier = field(&token, "code_verifier").unwrap().to_string();
     let text = serde_json::to_string(c.steps()).unwrap();
@@ -283,32 +287,29 @@ fn scopes_come_from_the_challenge_then_the_metadata_then_nowhere() {
 #[test]
 fn step_up_requests_the_union_and_stops_when_nothing_new_is_asked() {
     let fake = Fake::new(Script::default());
-    let mut c = OAuthClient::new(config(), &fake, MCP)
+    let mut c = OAuthClient::new(config(), fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Loopback));
-    c.react(MCP, 401, Some(&challenge(CHALLENGE))).unwrap();
+    c.react(401, Some(&challenge(CHALLENGE))).unwrap();
     let more = challenge(&format!(
         r#"Bearer error="insufficient_scope", scope="write", resource_metadata="{PRM}""#
     ));
-    assert_eq!(c.react(MCP, 403, Some(&more)), Ok(Reaction::Retry));
+    assert_eq!(c.react(403, Some(&more)), Ok(Reaction::Retry));
     let q = fake.requests_to("/authorize")[1].url.clone();
     assert!(q.contains("scope=mcp+offline_access+write"), "{q}");
-    assert!(matches!(
-        c.react(MCP, 403, Some(&more)),
-        Ok(Reaction::GiveUp(_))
-    ));
+    assert!(matches!(c.react(403, Some(&more)), Ok(Reaction::GiveUp(_))));
     assert_eq!(fake.requests_to("/authorize").len(), 2);
 }
 
 #[test]
 fn an_expired_token_is_refreshed_before_authorizing_again() {
     let fake = Fake::new(Script::default());
-    let mut c = OAuthClient::new(config(), &fake, MCP)
+    let mut c = OAuthClient::new(config(), fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Loopback));
-    c.react(MCP, 401, Some(&challenge(CHALLENGE))).unwrap();
+    c.react(401, Some(&challenge(CHALLENGE))).unwrap();
     let expired = challenge(r#"Bearer error="invalid_token""#);
-    assert_eq!(c.react(MCP, 401, Some(&expired)), Ok(Reaction::Retry));
+    assert_eq!(c.react(401, Some(&expired)), Ok(Reaction::Retry));
     assert_eq!(c.authorization().as_deref(), Some("Bearer token-2"));
     let refresh = form_of(&fake.requests_to("/token")[1]);
     assert_eq!(field(&refresh, "grant_type"), Some("refresh_token"));
@@ -465,13 +466,13 @@ fn the_client_refuses_what_would_hurt_it() {
 #[test]
 fn a_public_server_cannot_point_the_client_inward() {
     let fake = Fake::new(Script::default());
-    let mut c = OAuthClient::new(config(), &fake, MCP)
+    let mut c = OAuthClient::new(config(), fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Public));
-    let e = c.react(MCP, 401, Some(&challenge(CHALLENGE))).unwrap_err();
+    let e = c.react(401, Some(&challenge(CHALLENGE))).unwrap_err();
     assert!(matches!(e, OAuthError::Refused(_)), "{e}");
     assert!(e.to_string().contains("loopback"), "{e}");
-    assert!(fake.seen.borrow().is_empty(), "a request went out");
+    assert!(fake.seen.lock().unwrap().is_empty(), "a request went out");
 }
 
 #[test]
@@ -494,11 +495,11 @@ fn client_credentials_need_no_user_agent() {
 #[test]
 fn well_known_locations_are_tried_in_order_without_a_challenge_url() {
     let fake = Fake::new(Script::default());
-    let mut c = OAuthClient::new(config(), &fake, MCP)
+    let mut c = OAuthClient::new(config(), fake.clone(), MCP)
         .unwrap()
         .with_guard(Guard::at(Reach::Loopback));
-    c.react(MCP, 401, None).unwrap();
-    let first = &fake.seen.borrow()[0].url;
+    c.react(401, None).unwrap();
+    let first = &fake.seen.lock().unwrap()[0].url;
     assert_eq!(first, PRM);
 }
 

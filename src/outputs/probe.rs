@@ -191,11 +191,21 @@ impl ProbeReport {
     /// Writes each judged exchange as an exchange file into `dir` (created if needed) and
     /// returns the paths written: the tool calls (`001-<revision>-<label>.json`, ...) first,
     /// then the `--active` checks' (numbered on), then each run's discovery exchanges
-    /// (`setup-<revision>-01-<method>.json`, ...).
+    /// (`setup-<revision>-01-<method>.json`, ...); the OAuth client's requests, when it made
+    /// any, go first, into `authorization.json`.
     /// `classify` re-judges them to the same verdicts.
     pub fn write_records(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
         std::fs::create_dir_all(dir)?;
         let mut paths = Vec::new();
+        if !self.authorization.is_empty() {
+            // The OAuth client's requests, in order, with tokens, codes, verifiers, states
+            // and secrets already taken out (whatever --no-redact says).
+            let path = dir.join("authorization.json");
+            let text = serde_json::to_string_pretty(&self.authorization)
+                .expect("authorization steps serialize");
+            std::fs::write(&path, crate::views::redact::text(&text).into_owned() + "\n")?;
+            paths.push(path);
+        }
         for (i, x) in self.exchanges().enumerate() {
             let p = x.verdict().protocol;
             let mut stem = format!("{:03}-{}-{}", i + 1, p, file_safe(&x.label));

@@ -46,6 +46,9 @@ pub struct ProbeConfig {
     pub timeouts: Timeouts,
     /// The probe's overall deadline and the caps on one response.
     pub limits: Limits,
+    /// How to authorize when the server asks (`None`: a 401 is reported as it is). Not used
+    /// when `headers` carry an `Authorization` field of their own.
+    pub auth: Option<crate::oauth::OAuthConfig>,
 }
 
 impl ProbeConfig {
@@ -65,6 +68,7 @@ impl ProbeConfig {
             headers: Vec::new(),
             timeouts: Timeouts::default(),
             limits: Limits::default(),
+            auth: None,
         }
     }
 

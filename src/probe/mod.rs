@@ -103,7 +103,7 @@ use crate::vocab::Protocol;
 use answers::Answers;
 use runner::Runner;
 use transport::Transport;
-use transport::http::{Client, HttpTransport};
+use transport::http::{Client, HttpTransport, SharedAuth};
 use transport::stdio::StdioTransport;
 
 /// Why a probe could not run at all.
@@ -138,6 +138,7 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
     };
     let deadline = Instant::now() + config.limits.deadline;
     let url = sanitize(&config.url);
+    let auth = oauth_client(config)?;
     let mut runs: Vec<RevisionRun> = Vec::new();
     let mut todo: Vec<Protocol> = config.protocols.clone();
     todo.reverse();
@@ -153,7 +154,8 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
                 &url,
                 config.headers.clone(),
                 answers,
-            )),
+            )
+            .with_auth(auth.clone())),
             (None, Some(command)) => Box::new(StdioTransport::new(
                 command,
                 p,
@@ -190,5 +192,41 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
         let reason = first.unreachable.clone().unwrap_or_default();
         return Err(ProbeError::Unreachable { url, reason });
     }
-    Ok(ProbeReport { url, runs })
+    let authorization = auth
+        .map(|a| {
+            a.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .steps()
+                .to_vec()
+        })
+        .unwrap_or_default();
+    Ok(ProbeReport {
+        url,
+        runs,
+        authorization,
+    })
+}
+
+/// The OAuth client of the probe, unless it does not authorize, speaks stdio, or the
+/// `--header` fields carry credentials of their own.
+fn oauth_client(config: &ProbeConfig) -> Result<Option<SharedAuth>, ProbeError> {
+    // Authorization is for HTTP: a stdio server takes its credentials from the environment.
+    let (Some(auth), None) = (config.auth.clone(), &config.stdio) else {
+        return Ok(None);
+    };
+    if config
+        .headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case(crate::vocab::auth::header::AUTHORIZATION))
+    {
+        return Ok(None);
+    }
+    let http = crate::oauth::UreqHttp::new(
+        &format!("{CLIENT_NAME}/{}", env!("CARGO_PKG_VERSION")),
+        config.timeouts.connect,
+        config.timeouts.total,
+    );
+    let client = crate::oauth::OAuthClient::new(auth, Arc::new(http), &config.url)
+        .map_err(ProbeError::Config)?;
+    Ok(Some(Arc::new(std::sync::Mutex::new(client))))
 }

@@ -285,6 +285,9 @@ pub struct ProbeReport {
     pub url: String,
     /// One run per revision probed.
     pub runs: Vec<RevisionRun>,
+    /// The OAuth client's requests (discovery, registration, authorization, token), secrets
+    /// redacted; empty when the server asked for no authorization.
+    pub authorization: Vec<crate::oauth::FlowStep>,
 }
 
 impl ProbeReport {
@@ -358,6 +361,7 @@ mod tests {
         ProbeReport {
             url: "http://x/mcp".into(),
             runs,
+            authorization: Vec::new(),
         }
         .exit_code()
     }

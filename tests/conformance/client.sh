@@ -16,6 +16,26 @@ args=()
 # An answers file for the scenarios whose server asks the client for input (elicitation).
 answers=$(mktemp)
 trap 'rm -f "$answers"' EXIT
+# Authorization, for the scenarios whose server is protected: the probe follows the
+# authorization endpoint's redirects itself (no browser), names the Client ID Metadata Document
+# URL the suite's authorization server expects of a client that has one, and takes the
+# credentials a scenario hands its client (MCP_CONFORMANCE_CONTEXT: a pre-registered client id
+# and secret, the issuer they belong to) as a user would pass them.
+context() {
+  [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ] || return 0
+  node -e 'const v = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT)[process.argv[1]]; if (typeof v === "string") process.stdout.write(v)' "$1"
+}
+auth=(--authorize follow --client-metadata-url https://conformance-test.local/client-metadata.json)
+client_id=$(context client_id)
+[ -n "$client_id" ] && auth+=(--client-id "$client_id")
+client_issuer=$(context issuer)
+[ -n "$client_issuer" ] && auth+=(--client-issuer "$client_issuer")
+MCP_VERDICT_CLIENT_SECRET=$(context client_secret)
+export MCP_VERDICT_CLIENT_SECRET
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  auth/client-credentials-basic)
+    auth+=(--grant client-credentials) ;;
+esac
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   tools_call)
     args=(--no-auto-calls --tool add_numbers --args '{"a":5,"b":3}') ;;
@@ -37,4 +57,4 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
 esac
 # Not exec: the answers file is removed when the probe ends.
 "${MCP_VERDICT_BIN:?MCP_VERDICT_BIN names the mcp-verdict binary}" probe --color never \
-  --protocol "$revision" "${args[@]}" "$url"
+  --protocol "$revision" "${auth[@]}" "${args[@]}" "$url"

@@ -9,6 +9,7 @@
 //! GET stream ([`listen`]) and the DELETE that ends a session.
 
 mod answer;
+mod auth;
 mod client;
 mod headers;
 mod listen;
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub(crate) use auth::SharedAuth;
 pub(crate) use client::Client;
 
 use super::{
@@ -49,6 +51,8 @@ pub(crate) struct HttpTransport {
     session: Option<String>,
     /// The standalone GET stream of a 2025-11-25 session, while it is open.
     listener: Option<Listener>,
+    /// The OAuth client that answers authorization challenges, when the probe has one.
+    auth: Option<SharedAuth>,
 }
 
 impl HttpTransport {
@@ -68,7 +72,15 @@ impl HttpTransport {
             responder,
             session: None,
             listener: None,
+            auth: None,
         }
+    }
+
+    /// Authorizes with `auth` when the server asks for it, and sends its token on every
+    /// request.
+    pub(crate) fn with_auth(mut self, auth: Option<SharedAuth>) -> HttpTransport {
+        self.auth = auth;
+        self
     }
 
     /// Header fields for a POST carrying `method` (and, for tools/call, `name`).
@@ -94,6 +106,7 @@ impl HttpTransport {
                 }
             }
         }
+        h.extend(auth::field(self.auth.as_ref()));
         h.extend(self.extra.iter().cloned());
         h
     }
@@ -108,6 +121,7 @@ impl HttpTransport {
             h.push((header::SESSION_ID.into(), s.clone()));
         }
         h.push((header::PROTOCOL_VERSION.into(), self.p.as_str().into()));
+        h.extend(auth::field(self.auth.as_ref()));
         h.extend(self.extra.iter().cloned());
         h
     }
@@ -173,7 +187,10 @@ impl HttpTransport {
             request: RecordedRequest {
                 method: Some("POST".into()),
                 url: Some(self.url.clone()),
-                headers: Headers::new(sent.iter().map(|(n, v)| (n.as_str(), v.as_str()))),
+                headers: Headers::new(
+                    sent.iter()
+                        .map(|(n, v)| (n.as_str(), auth::recorded(n, v, self.auth.as_ref()))),
+                ),
                 body: Some(body.clone()),
             },
             status: r.status,
@@ -192,26 +209,46 @@ impl HttpTransport {
 
 impl super::Transport for HttpTransport {
     fn send(&mut self, out: &Outbound<'_>) -> Sent {
-        let headers = self.message_headers(out);
+        let mut headers = self.message_headers(out);
         let bytes = serde_json::to_vec(out.body).expect("JSON serializes");
         let rpc_id = out.body.get("id");
         let rpc_method = out.body.get("method").and_then(Value::as_str);
         let tool = (rpc_method == Some("tools/call"))
             .then(|| out.body.pointer("/params/name").and_then(Value::as_str))
             .flatten();
-        let request = Outgoing {
-            method: "POST",
-            headers: &headers,
-            body: Some(&bytes),
-            rpc_id,
-            cancel: None,
-            on_head: None,
-        };
-        let mut extra = Vec::new();
         let mut answered = Vec::new();
-        let res = self.fetch(&request, &mut extra, &mut answered);
-        let mut steps = vec![post_step(&res, rpc_method.map(str::to_string), tool)];
-        steps.append(&mut extra);
+        let mut steps = Vec::new();
+        // A refusal for want of authorization goes to the OAuth client; once it holds a
+        // (new) token the message is sent again.
+        let mut auth_note = None;
+        let mut retries = 0;
+        let res = loop {
+            let res = self.post(
+                &headers,
+                &bytes,
+                rpc_id,
+                (rpc_method, tool),
+                &mut steps,
+                &mut answered,
+            );
+            let Ok(r) = &res else { break res };
+            if retries == auth::MAX_RETRIES {
+                break res;
+            }
+            retries += 1;
+            match auth::react(self.auth.as_ref(), r) {
+                auth::Outcome::NotMine => break res,
+                auth::Outcome::Stop(flow, why) => {
+                    steps.extend(flow);
+                    auth_note = Some(why);
+                    break res;
+                }
+                auth::Outcome::Retry(flow) => {
+                    steps.extend(flow);
+                    headers = self.message_headers(out);
+                }
+            }
+        };
         let res = match res {
             Ok(r)
                 if out.resume
@@ -254,7 +291,11 @@ impl super::Transport for HttpTransport {
                     .get(header::SESSION_ID)
                     .map(|s| s.trim().to_string());
             }
-            self.inbound(&headers, out.body, r)
+            let mut inbound = self.inbound(&headers, out.body, r);
+            if let Some(why) = &auth_note {
+                inbound.failure = format!("{}; {why}", inbound.failure);
+            }
+            inbound
         });
         Sent {
             result,
@@ -317,6 +358,32 @@ impl super::Transport for HttpTransport {
 }
 
 impl HttpTransport {
+    /// POSTs one message and records its step (and those of the server requests answered on
+    /// the way).
+    fn post(
+        &self,
+        headers: &[(String, String)],
+        bytes: &[u8],
+        rpc_id: Option<&Value>,
+        (rpc_method, tool): (Option<&str>, Option<&str>),
+        steps: &mut Vec<HttpStep>,
+        answered: &mut Vec<String>,
+    ) -> Result<Received, SendError> {
+        let request = Outgoing {
+            method: "POST",
+            headers,
+            body: Some(bytes),
+            rpc_id,
+            cancel: None,
+            on_head: None,
+        };
+        let mut extra = Vec::new();
+        let res = self.fetch(&request, &mut extra, answered);
+        steps.push(post_step(&res, rpc_method.map(str::to_string), tool));
+        steps.append(&mut extra);
+        res
+    }
+
     fn inbound(&self, sent: &[(String, String)], body: &Value, r: Received) -> Inbound {
         let message = r
             .final_message
@@ -415,9 +482,12 @@ fn describe_failure(r: &Received) -> String {
         s.push_str(&format!(", Retry-After: {ra}"));
     }
     s.push(')');
+    if matches!(r.status, 401 | 403) {
+        return auth::describe_refusal(r);
+    }
     if let Some(m) = serde_json::from_slice::<Value>(&r.body)
         .ok()
-        .filter(|m| m.get("error").is_some())
+        .filter(|m| m.get("error").is_some_and(Value::is_object))
     {
         s.push_str(&format!(
             ", JSON-RPC error {}",
