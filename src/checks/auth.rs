@@ -6,7 +6,9 @@
 use crate::check_api::{Cx, Eval, Params};
 use crate::vocab::auth::{ACCESS_TOKEN_QUERY, header, param};
 use crate::vocab::http::reason_phrase;
-use crate::wire::auth::{Challenge, read_challenges, token_challenge, token_in_query};
+use crate::wire::auth::{
+    Challenge, read_challenges, resource_of_metadata_url, token_challenge, token_in_query,
+};
 use crate::wire::excerpt;
 
 crate::check_api::declare_checks! {
@@ -119,6 +121,17 @@ fn challenge_param(cx: &Cx<'_>, p: &Params) -> Eval {
         return Eval::NotApplicable;
     };
     if cx.an.status() != status {
+        return Eval::NotApplicable;
+    }
+    // The other discovery mechanism: the client found the metadata at a well-known URL.
+    let well_known = cx
+        .an
+        .ex
+        .auth
+        .as_ref()
+        .and_then(|a| a.protected_resource_metadata.as_ref())
+        .is_some_and(|d| resource_of_metadata_url(&d.url).is_some());
+    if name == param::RESOURCE_METADATA && well_known {
         return Eval::NotApplicable;
     }
     let Some(list) = challenges(cx) else {

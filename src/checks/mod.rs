@@ -4,6 +4,7 @@
 //! the rule table, never here. Each module declares its own checks (`CHECKS`).
 
 mod auth;
+mod auth_documents;
 mod content;
 mod dialect;
 mod discovery;
@@ -45,6 +46,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     discovery::CHECKS,
     auth::CHECKS,
     stdio::CHECKS,
+    auth_documents::CHECKS,
 ];
 
 #[cfg(test)]

@@ -547,6 +547,7 @@ fn tools_call_record(
         initialize: None,
         session: None,
         retry: None,
+        auth: None,
         protocol: None,
     }))
 }

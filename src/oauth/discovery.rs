@@ -9,8 +9,8 @@ use super::http::{HttpRequest, StepKind};
 use super::{OAuthClient, OAuthError};
 use crate::vocab::auth::{PKCE_S256, asm, prm};
 use crate::wire::auth::{
-    Challenge, authorization_server_metadata_urls, protected_resource_metadata_urls,
-    resource_covers, resource_of_metadata_url,
+    Challenge, RecordedDocument, authorization_server_metadata_urls,
+    protected_resource_metadata_urls, resource_covers, resource_of_metadata_url,
 };
 
 /// The largest metadata document read: more is refused.
@@ -99,6 +99,14 @@ impl OAuthClient {
         match response.json_object() {
             Some(doc) => {
                 self.log(kind, &request, Ok(&response), "read");
+                let read = Some(RecordedDocument {
+                    url: url.to_string(),
+                    document: Value::Object(doc.clone()),
+                });
+                match kind {
+                    StepKind::ResourceMetadata => self.read = (read, None),
+                    _ => self.read.1 = read,
+                }
                 Ok(Some(doc))
             }
             None => {

@@ -30,7 +30,7 @@ pub use http::{FlowStep, Http, HttpError, HttpRequest, HttpResponse, REDACTED, S
 #[cfg(feature = "probe")]
 pub use ureq_http::UreqHttp;
 
-use crate::wire::auth::Challenge;
+use crate::wire::auth::{Challenge, RecordedDocument};
 use register::Registration;
 
 /// How the client obtains its tokens.
@@ -174,6 +174,9 @@ pub struct OAuthClient {
     registrations: Vec<Registration>,
     resource: Option<ResourceMetadata>,
     server: Option<ServerMetadata>,
+    /// The last protected resource metadata and authorization server metadata read, used or
+    /// refused (for the record of what the server published).
+    read: (Option<RecordedDocument>, Option<RecordedDocument>),
     token: Option<TokenSet>,
     /// Every scope requested so far (step-ups request their union with the challenged ones).
     requested: Vec<String>,
@@ -199,6 +202,7 @@ impl OAuthClient {
             registrations: Vec::new(),
             resource: None,
             server: None,
+            read: (None, None),
             token: None,
             requested: Vec::new(),
             step_ups: 0,
@@ -229,6 +233,12 @@ impl OAuthClient {
     /// The protected resource metadata in use.
     pub fn resource_metadata(&self) -> Option<&ResourceMetadata> {
         self.resource.as_ref()
+    }
+
+    /// The last protected resource metadata and authorization server metadata the client read
+    /// (whether it used them or refused them), for the record of an exchange.
+    pub fn documents(&self) -> (Option<RecordedDocument>, Option<RecordedDocument>) {
+        self.read.clone()
     }
 
     /// The authorization server metadata in use.

@@ -471,6 +471,7 @@ fn exchange_file_of(
                 }),
                 ..r.clone()
             }),
+        auth: ex.auth.clone(),
         expect: Default::default(),
     }
 }

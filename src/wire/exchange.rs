@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::auth::RecordedAuth;
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
 use crate::wire::stdio::{ExitStatus, RecordedStdio, Stdio, StdioEnd};
@@ -367,6 +368,11 @@ pub struct ExchangeFile {
     /// known: enables the check that a retry lacking the requested input is asked again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RecordedRetry>,
+    /// What the client knew of the server's authorization (whether it held a token, the
+    /// discovery documents it read), if known: enables the checks of those documents and of
+    /// a request that left its token out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<RecordedAuth>,
     /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expect: BTreeMap<String, Expectation>,
@@ -396,6 +402,8 @@ pub struct Exchange {
     /// The `InputRequiredResult` the request answers, when it is a retry (2026-07-28), if
     /// known.
     pub retry: Option<RecordedRetry>,
+    /// What the client knew of the server's authorization, if known.
+    pub auth: Option<RecordedAuth>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
     /// A stdio exchange: what the client wrote and the server wrote back. The HTTP fields
@@ -449,6 +457,7 @@ impl Exchange {
             initialize: None,
             session: None,
             retry: None,
+            auth: None,
             protocol: None,
             stdio: None,
         }
@@ -521,6 +530,12 @@ impl ExchangeBuilder {
     /// The `InputRequiredResult` the request answers, when it is a retry (2026-07-28).
     pub fn retry(mut self, retry: RecordedRetry) -> Self {
         self.ex.retry = Some(retry);
+        self
+    }
+
+    /// What the client knew of the server's authorization.
+    pub fn auth(mut self, auth: RecordedAuth) -> Self {
+        self.ex.auth = Some(auth);
         self
     }
 
@@ -773,6 +788,7 @@ impl ExchangeFile {
                         initialize: self.initialize,
                         session: self.session,
                         retry: self.retry,
+                        auth: self.auth,
                         protocol: self.protocol.as_ref().map(ProtocolField::revisions),
                         stdio: None,
                     },
@@ -811,6 +827,11 @@ impl ExchangeFile {
         if self.session.is_some() {
             return Err(whole(
                 "a stdio exchange has no HTTP session: leave out `session` (the process is the session)",
+            ));
+        }
+        if self.auth.is_some() {
+            return Err(whole(
+                "a stdio exchange has no HTTP authorization (credentials come from the environment): leave out `auth`",
             ));
         }
         let (stdio, body) = stdio.decode(self.request.body.take()).map_err(whole)?;

@@ -10,7 +10,7 @@ use crate::oauth::{FlowStep, OAuthClient, REDACTED, Reaction};
 use crate::probe::transport::HttpStep;
 use crate::vocab::auth::header;
 use crate::vocab::http::reason_phrase;
-use crate::wire::auth::{read_challenges, token_challenge};
+use crate::wire::auth::{RecordedAuth, read_challenges, token_challenge};
 
 /// How many times one message is sent again after authorizing: the first authorization, a
 /// refresh that did not help, and the step-ups the client allows.
@@ -62,12 +62,7 @@ fn step(s: &FlowStep) -> HttpStep {
         end: None,
         stopped: None,
         redirect: None,
-        note: Some(format!(
-            "authorization: {} {}: {}",
-            s.kind.label(),
-            s.url,
-            s.outcome
-        )),
+        note: Some(format!("oauth {} {}: {}", s.kind.label(), s.url, s.outcome)),
     }
 }
 
@@ -114,4 +109,24 @@ pub(super) fn describe_refusal(r: &Received) -> String {
         r.status,
         reason_phrase(r.status)
     )
+}
+
+/// What the client knew of the server's authorization when it sent a request with the header
+/// fields `sent`: whether it carried the client's token, the documents the client read.
+pub(super) fn record(auth: Option<&SharedAuth>, sent: &[(String, String)]) -> Option<RecordedAuth> {
+    let client = lock(auth?);
+    let token = client.authorization();
+    let (protected_resource_metadata, authorization_server_metadata) = client.documents();
+    let authorized = token.is_some_and(|t| {
+        sent.iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case(header::AUTHORIZATION) && *v == t)
+    });
+    if !authorized && protected_resource_metadata.is_none() {
+        return None;
+    }
+    Some(RecordedAuth {
+        authorized,
+        protected_resource_metadata,
+        authorization_server_metadata,
+    })
 }

@@ -201,6 +201,7 @@ impl HttpTransport {
             initialize: None,
             session: None,
             retry: None,
+            auth: auth::record(self.auth.as_ref(), sent),
             protocol: Some(vec![self.p]),
             stdio: None,
         }
