@@ -45,10 +45,19 @@ pub fn tool_args() -> Value {
 }
 
 /// Variants run besides each scenario's default: a non-2xx on a later POST (the default
-/// `503,200` hits the first POST, which is the handshake).
+/// `503,200` hits the first POST, which is the handshake), and the protected server's faults.
 pub const EXTRA_SCENARIOS: &[&str] = &[
     "http_status_sequence:200,503",
     "http_status_sequence:200,200,503",
+    // The protected server and its other faults (the table's example is `auth:step-up`).
+    "auth",
+    "auth:no-challenge",
+    "auth:no-resource-metadata",
+    "auth:resource-mismatch",
+    "auth:issuer-mismatch",
+    "auth:no-s256",
+    "auth:token-expiry",
+    "auth:query-token",
 ];
 
 /// The scenarios a full matrix runs: every scenario's example `serve` offers over HTTP (but

@@ -32,7 +32,8 @@ pub(crate) struct ClientsArgs {
     pub clients: Vec<String>,
 
     /// Only this scenario, as `NAME[:PARAMS]` (repeatable; default: every scenario's example
-    /// from `serve --list` but lenient, and http_status_sequence:200,503 and :200,200,503).
+    /// from `serve --list` but lenient, http_status_sequence:200,503 and :200,200,503, and
+    /// each fault of auth).
     #[arg(long = "scenario", value_name = "NAME[:PARAMS]")]
     pub scenarios: Vec<String>,
 

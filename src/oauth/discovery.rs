@@ -234,16 +234,16 @@ impl OAuthClient {
             }
             return Ok(meta);
         }
-        Err(OAuthError::Invalid(if refused.is_empty() {
-            format!(
+        Err(if refused.is_empty() {
+            OAuthError::Invalid(format!(
                 "no authorization server metadata for {issuer} (tried {})",
                 candidates.join(", ")
-            )
+            ))
         } else {
-            format!(
+            OAuthError::Refused(format!(
                 "no usable authorization server metadata for {issuer}: {}; metadata whose issuer differs is not used",
                 refused.join("; ")
-            )
-        }))
+            ))
+        })
     }
 }

@@ -148,14 +148,10 @@ pub fn run(config: &ProbeConfig) -> Result<ProbeReport, ProbeError> {
             answers: config.answers.clone(),
         });
         let mut transport: Box<dyn Transport> = match (&client, &config.stdio) {
-            (Some(c), _) => Box::new(HttpTransport::new(
-                c.clone(),
-                p,
-                &url,
-                config.headers.clone(),
-                answers,
-            )
-            .with_auth(auth.clone())),
+            (Some(c), _) => Box::new(
+                HttpTransport::new(c.clone(), p, &url, config.headers.clone(), answers)
+                    .with_auth(auth.clone()),
+            ),
             (None, Some(command)) => Box::new(StdioTransport::new(
                 command,
                 p,

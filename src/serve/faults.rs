@@ -57,6 +57,7 @@ pub(crate) fn replaces_response(scenario: &Scenario) -> bool {
             | Scenario::Lenient(_)
             // What the stdio binding writes is its own to spoil (`stdio`).
             | Scenario::Stdio(_)
+            | Scenario::Auth(_)
     )
 }
 
@@ -219,6 +220,7 @@ pub(crate) fn inject(
         | Scenario::RateLimited { .. }
         | Scenario::InputRequired
         | Scenario::Lenient(_)
-        | Scenario::Stdio(_) => deliver(shared, rev, 200, final_msg, Vec::new()),
+        | Scenario::Stdio(_)
+        | Scenario::Auth(_) => deliver(shared, rev, 200, final_msg, Vec::new()),
     }
 }

@@ -96,6 +96,7 @@
 //! # let _ = records;
 //! ```
 
+pub mod auth;
 mod call;
 mod config;
 mod conformance;

@@ -6,6 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::auth::AuthFault;
 use super::scenario_table::{ScenarioInfo, Transport, scenario_info};
 use crate::vocab::protocol::code;
 
@@ -67,6 +68,9 @@ pub enum Scenario {
     Lenient(Lenient),
     /// One fault of the stdio binding (`serve --stdio`); everything else as in `baseline`.
     Stdio(StdioFault),
+    /// The endpoint protected by OAuth 2.1, with its metadata and authorization server on the
+    /// same origin; with a fault, one thing of it wrong (see `serve::auth`).
+    Auth(Option<AuthFault>),
 }
 
 /// The one fault a `stdio_*` scenario injects into what `serve --stdio` writes.
@@ -202,6 +206,7 @@ impl Scenario {
             Scenario::ServerRequestOnStream => "server_request_on_stream",
             Scenario::Lenient(_) => "lenient",
             Scenario::Stdio(f) => f.name(),
+            Scenario::Auth(_) => "auth",
         }
     }
 }
@@ -223,6 +228,7 @@ impl fmt::Display for Scenario {
             Scenario::Stdio(StdioFault::Slow(ms) | StdioFault::AfterCancel(ms)) => {
                 write!(f, ":{ms}")
             }
+            Scenario::Auth(Some(fault)) => write!(f, ":{}", fault.name()),
             _ => Ok(()),
         }
     }
@@ -369,6 +375,15 @@ impl FromStr for Scenario {
                     .map(|(l, _)| Scenario::Lenient(*l))
                     .ok_or_else(|| {
                         let names: Vec<&str> = Lenient::ALL.iter().map(|(_, n)| *n).collect();
+                        bad(format!("`{p}` is not one of {}", names.join(", ")))
+                    }),
+            },
+            "auth" => match params.map(str::trim) {
+                None => Ok(Scenario::Auth(None)),
+                Some(p) => AuthFault::parse(p)
+                    .map(|f| Scenario::Auth(Some(f)))
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = AuthFault::ALL.iter().map(|(n, _)| *n).collect();
                         bad(format!("`{p}` is not one of {}", names.join(", ")))
                     }),
             },

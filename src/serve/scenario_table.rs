@@ -530,6 +530,38 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          transport.stdio.after-cancellation (MUST NOT); without one, \
                          TOOL_SUCCESS",
     },
+    ScenarioInfo {
+        name: "auth",
+        params: ":no-challenge|no-resource-metadata|resource-mismatch|issuer-mismatch|no-s256|\
+                 token-expiry|step-up|query-token  (default: none, a well-protected server)",
+        example: "auth:step-up",
+        injects: "The endpoint is an OAuth 2.1 resource server: a request without a valid token \
+                  bound to it gets 401 with a Bearer challenge (resource_metadata, scope \
+                  mcp:tools); the same origin serves the protected resource metadata and an \
+                  authorization server (RFC 8414 metadata with PKCE S256 and iss, dynamic \
+                  registration, the pre-registered client mcp-verdict-client / \
+                  mcp-verdict-secret, an authorization endpoint that approves at once, a token \
+                  endpoint checking PKCE, redirect URI and resource, refresh tokens, client \
+                  credentials). One fault at a time: no-challenge (401 without \
+                  WWW-Authenticate), no-resource-metadata (challenge without it; the metadata \
+                  stays at its well-known URL), resource-mismatch (metadata for another \
+                  resource), issuer-mismatch (metadata claiming another issuer), no-s256 (no \
+                  PKCE advertised), token-expiry (a token serves 3 requests, then 401 \
+                  invalid_token; refresh works), step-up (tools/call needs mcp:write: 403 \
+                  insufficient_scope), query-token (a token in ?access_token= is accepted).",
+        layer: "transport",
+        transports: HTTP,
+        revisions: BOTH,
+        verdict_legacy: "Without authorizing: HTTP_ERROR decided by \
+                         transport.auth.401-unauthorized (no-challenge: also \
+                         transport.auth.401-challenge; no-resource-metadata: \
+                         transport.auth.401-resource-metadata). A client that authorizes gets \
+                         baseline's verdicts; probe refuses resource-mismatch, issuer-mismatch \
+                         and no-s256, naming transport.auth.prm-resource, .as-issuer and \
+                         .as-pkce-s256; step-up is HTTP_ERROR by \
+                         transport.auth.403-insufficient-scope until the client steps up",
+        verdict_modern: "As under 2025-11-25",
+    },
 ];
 
 /// Looks a scenario up by name.

@@ -32,6 +32,8 @@ pub(crate) struct Shared {
     pub tools: Vec<tools::Tool>,
     /// The conformance fixture set, when the scenario asks for it.
     pub fixtures: Option<Fixtures>,
+    /// The authorization server's and resource server's memory (the `auth` scenario).
+    pub auth: super::auth::AuthState,
 }
 
 /// The most recent diagnostic records, and how many there have been.
@@ -71,6 +73,7 @@ impl Shared {
             keys: Keys::new(),
             tools: tools::catalogue(),
             fixtures,
+            auth: super::auth::AuthState::default(),
         })
     }
 

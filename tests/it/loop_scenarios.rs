@@ -162,6 +162,9 @@ const CASES: &[Case] = &[
     // 429 hits the first POST, a setup request; the probe does not retry on its own.
     Case { setup_failure: Some("initialize: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)"), ..case("rate_limited", L, 1, &[]) },
     Case { setup_failure: Some("server/discover: HTTP 429 (text/plain; charset=utf-8, Retry-After: 1)"), ..case("rate_limited", M, 1, &[]) },
+    // A probe that does not authorize (the library's default) stops at the first 401.
+    Case { setup_failure: Some("initialize: HTTP 401 Unauthorized: the server requires authorization"), ..case("auth", L, 1, &[]) },
+    Case { setup_failure: Some("server/discover: HTTP 401 Unauthorized: the server requires authorization"), ..case("auth", M, 1, &[]) },
     // 2025-11-25: the server pings on the stream (no roots capability declared) and the
     // probe answers (one more POST, 202). 2026-07-28 forbids server requests there.
     case("server_request_on_stream", L, 5, &[x("TOOL_SUCCESS", &[200, 202])]),
@@ -366,6 +369,7 @@ fn every_scenario_and_revision_has_a_case() {
 #[case("rate_limited")]
 #[case("server_request_on_stream")]
 #[case("lenient")]
+#[case("auth")]
 fn scenario(#[case] name: &str) {
     let cases: Vec<&Case> = CASES
         .iter()

@@ -54,6 +54,7 @@ mod rules_cli;
 mod schema_agreement;
 mod schema_test_suite;
 mod secrets;
+mod serve_auth;
 mod serve_cli;
 mod serve_conformance_fixtures;
 mod serve_http;

@@ -34,6 +34,8 @@ const TESTED: &[&str] = &[
     "rate_limited",
     "server_request_on_stream",
     "lenient",
+    // Its wire tests, with probe as the OAuth client: tests/it/serve_auth.rs.
+    "auth",
 ];
 
 #[test]
@@ -679,7 +681,8 @@ fn server_request_on_stream() {
 #[test]
 fn faults_leave_other_methods_alone() {
     for s in SCENARIOS {
-        if matches!(s.name, "http_status_sequence" | "rate_limited")
+        // These act on every request (auth: a request without a token is refused).
+        if matches!(s.name, "http_status_sequence" | "rate_limited" | "auth")
             || !s.transports.contains(&Transport::Http)
         {
             continue;

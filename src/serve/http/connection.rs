@@ -14,10 +14,12 @@ use serde_json::Value;
 
 use super::execute::{After, Sent, execute};
 use super::wire::{self as http, ReadResult, Request};
+use crate::serve::auth::{self, AuthFault, Site};
 use crate::serve::config::ServeConfig;
 use crate::serve::exchange::Exchange;
 use crate::serve::incoming::Incoming;
 use crate::serve::reply::{error_msg, json_reply, method_not_allowed};
+use crate::serve::scenario::Scenario;
 use crate::serve::shared::Shared;
 use crate::serve::{dispatch, judged, v2025_11_25};
 use crate::views::diag::{DiagRecord, Side, sanitize};
@@ -195,6 +197,11 @@ fn origin_allowed(config: &ServeConfig, origin: &str) -> bool {
 fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) -> After {
     let config = &shared.config;
     let chunked = req.minor_version >= 1;
+    if let Scenario::Auth(fault) = config.scenario
+        && let Some(after) = authorization(shared, stream, &req, fault)
+    {
+        return after;
+    }
     if req.path != config.path {
         let body = format!("Not Found: the MCP endpoint is {}\n", config.path);
         return match http::write_full(stream, 404, Some(TEXT_PLAIN), &[], body.as_bytes(), false) {
@@ -252,6 +259,75 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
     record.ts = crate::views::diag::now_rfc3339();
     shared.push_record(record);
     after
+}
+
+/// The authorization layer of the `auth` scenario: its own paths (metadata, authorization
+/// server), and the endpoint's refusals of requests without a valid token (counted and
+/// recorded like any POST). `None` lets the request through to the MCP endpoint.
+fn authorization(
+    shared: &Arc<Shared>,
+    stream: &mut TcpStream,
+    req: &Request,
+    fault: Option<AuthFault>,
+) -> Option<After> {
+    let config = &shared.config;
+    let origin = match req.header("host") {
+        Some(h) => format!("http://{h}"),
+        None => format!("http://{}", stream.local_addr().ok()?),
+    };
+    let site = Site {
+        origin,
+        path: &config.path,
+        fault,
+    };
+    let write = |stream: &mut TcpStream, a: auth::Answer| {
+        let ct = a
+            .headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.clone());
+        let extra: Vec<(String, String)> = a
+            .headers
+            .into_iter()
+            .filter(|(n, _)| !n.eq_ignore_ascii_case("content-type"))
+            .collect();
+        match http::write_full(stream, a.status, ct.as_deref(), &extra, &a.body, false) {
+            Ok(()) => After::KeepOpen,
+            Err(_) => After::Close,
+        }
+    };
+    if let Some(a) = shared.auth.route(
+        &site,
+        &req.method,
+        &req.path,
+        &req.query,
+        &req.headers,
+        &req.body,
+    ) {
+        return Some(write(stream, a));
+    }
+    if req.path != config.path {
+        return None;
+    }
+    let message = serde_json::from_slice::<Value>(&req.body).ok();
+    let method = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str);
+    let refusal = shared
+        .auth
+        .gate(&site, req.header("authorization"), &req.query, method)?;
+    let mut record = DiagRecord::new(Side::Serve);
+    record.scenario = Some(config.scenario.to_string());
+    record.method = method.map(sanitize);
+    if req.method == "POST" {
+        record.post_count = shared.post_count.fetch_add(1, Ordering::SeqCst) + 1;
+    }
+    record.http_statuses.push(refusal.status);
+    let after = write(stream, refusal);
+    record.ts = crate::views::diag::now_rfc3339();
+    shared.push_record(record);
+    Some(after)
 }
 
 /// The exchange as the client saw it: the request as received and what went out for it;

@@ -33,6 +33,8 @@ pub(crate) struct Request {
     pub method: String,
     /// Path without the query string.
     pub path: String,
+    /// The query string, without its `?` (empty when there is none).
+    pub query: String,
     /// Minor HTTP version (0 or 1).
     pub minor_version: u8,
     pub headers: Vec<(String, Vec<u8>)>,
@@ -97,7 +99,9 @@ pub(crate) fn parse_head(buf: &[u8]) -> Head {
         Ok(httparse::Status::Complete(n)) => {
             let method = req.method.unwrap_or("").to_string();
             let target = req.path.unwrap_or("");
-            let path = target.split(['?', '#']).next().unwrap_or("").to_string();
+            let target = target.split('#').next().unwrap_or("");
+            let (path, query) = target.split_once('?').unwrap_or((target, ""));
+            let (path, query) = (path.to_string(), query.to_string());
             let hs = req
                 .headers
                 .iter()
@@ -107,6 +111,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Head {
                 Request {
                     method,
                     path,
+                    query,
                     minor_version: req.version.unwrap_or(1),
                     headers: hs,
                     body: Vec::new(),

@@ -62,6 +62,7 @@ fn step(s: &FlowStep) -> HttpStep {
         end: None,
         stopped: None,
         redirect: None,
+        lines: None,
         note: Some(format!("oauth {} {}: {}", s.kind.label(), s.url, s.outcome)),
     }
 }
