@@ -95,7 +95,7 @@ pub fn judgement_at(
     j: &Judgement<'_>,
     label: &str,
     style: Style,
-    at: Option<&[Vec<Option<crate::run::check::Location>>]>,
+    at: Option<&[Vec<Option<crate::run::Location>>]>,
 ) -> String {
     let mut out = String::new();
     let label = &*esc(label);
@@ -124,7 +124,7 @@ fn verdict(
     v: &Verdict<'_>,
     label: &str,
     style: Style,
-    places: &[Option<crate::run::check::Location>],
+    places: &[Option<crate::run::Location>],
 ) {
     let _ = writeln!(
         out,

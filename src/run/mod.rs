@@ -13,6 +13,15 @@ pub mod transcript;
 use crate::judge::JudgeError;
 use crate::vocab::Protocol;
 
+/// A position in a file: where `check` and `classify` place a finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Location {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
 /// Where an exchange came from, for telling people how to name its revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {

@@ -323,14 +323,7 @@ pub struct CheckFinding {
     pub excerpt: Option<Excerpt>,
 }
 
-/// A position in a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct Location {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in characters.
-    pub column: usize,
-}
+pub use super::Location;
 
 /// A piece of the response body around a finding's value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
