@@ -13,7 +13,7 @@ pub mod transcript;
 use crate::judge::JudgeError;
 use crate::vocab::Protocol;
 
-/// A position in a file: where `check` and `classify` place a finding.
+/// A position in a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Location {
     /// 1-based line.

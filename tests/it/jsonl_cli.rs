@@ -49,7 +49,12 @@ fn bundled_example() {
         );
         if i == 8 {
             assert_eq!(r.as_object().unwrap().len(), 2);
-            assert!(r["error"].as_str().unwrap().starts_with("not JSON: "));
+            assert!(
+                r["error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("not JSON at column ")
+            );
         } else {
             assert!(r["verdicts"].is_array() && r["differences"].is_array());
         }

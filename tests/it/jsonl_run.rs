@@ -104,14 +104,18 @@ fn a_bad_line_in_the_middle_gives_an_error_record_and_the_stream_goes_on() {
             .as_str()
             .unwrap_or_else(|| panic!("{}", records[i]))
     };
-    assert!(err(1).starts_with("not JSON: "), "{}", err(1));
+    assert!(err(1).starts_with("not JSON at column "), "{}", err(1));
     assert!(err(1).contains("column"), "{}", err(1));
     assert!(
-        err(3).starts_with("not an exchange: ") && err(3).contains("surprise"),
+        err(3).starts_with("not an exchange at column ") && err(3).contains("surprise"),
         "{}",
         err(3)
     );
-    assert!(err(4).starts_with("not an exchange: "), "{}", err(4));
+    assert!(
+        err(4).starts_with("not an exchange at column "),
+        "{}",
+        err(4)
+    );
     assert!(
         err(5).contains("cannot tell which protocol revision"),
         "{}",

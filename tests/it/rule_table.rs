@@ -338,7 +338,9 @@ fn the_rule_list_shows_level_and_effect_per_revision() {
     sources.push(("x.toml".into(), both));
     let engine = Engine::from_sources(&sources).unwrap();
     let text = mcp_verdict::outputs::rules::rule_list(engine.table(), None, Default::default());
-    let lines: Vec<&str> = text.lines().collect();
+    // A header row, then one line per revision.
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert!(text.starts_with("RULE "), "{text}");
     assert_eq!(lines.len(), 2, "{text}");
     assert!(
         lines[0].starts_with("x.one") && lines[0].contains("SHOULD"),
@@ -346,7 +348,7 @@ fn the_rule_list_shows_level_and_effect_per_revision() {
     );
     assert!(lines[0].contains("HTTP_ERROR+finding:warning") && lines[0].ends_with("2025-11-25"));
     assert!(
-        lines[1].starts_with(' ') && lines[1].contains("MUST"),
+        lines[1].starts_with("x.one") && lines[1].contains("MUST"),
         "{text}"
     );
     assert!(lines[1].contains("HTTP_ERROR+finding:error") && lines[1].ends_with("2026-07-28"));
@@ -355,6 +357,6 @@ fn the_rule_list_shows_level_and_effect_per_revision() {
         Some(Protocol::V2026_07_28),
         Default::default(),
     );
-    assert_eq!(only.lines().count(), 1, "{only}");
+    assert_eq!(only.lines().count(), 2, "a header row and one line: {only}");
     assert!(only.contains("MUST") && !only.contains("SHOULD"), "{only}");
 }

@@ -12,7 +12,8 @@ use crate::support::serve::*;
 
 /// Scenarios whose answer to a plain `echo` call the table does not word as one outcome: they
 /// need a client that answers (input_required, server_request_on_stream), act on the first
-/// POST (http_status_sequence's default, rate_limited) or need a file (lenient). Every other
+/// POST (http_status_sequence's default, rate_limited), need a file (lenient) or a client that
+/// authorizes (auth: tests/it/serve_auth.rs drives it with probe's OAuth client). Every other
 /// scenario, present and future, is checked.
 const NOT_PLAIN: &[&str] = &[
     "input_required",
@@ -20,6 +21,7 @@ const NOT_PLAIN: &[&str] = &[
     "http_status_sequence",
     "rate_limited",
     "lenient",
+    "auth",
 ];
 
 #[test]
