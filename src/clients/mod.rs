@@ -2,9 +2,11 @@
 //! verdict on what `serve` sent them.
 //!
 //! A **driver** is a small program that makes one MCP client call one tool: it is run as
-//! `COMMAND... URL TOOL ARGS_JSON --protocol REVISION --timeout SECONDS` and prints one JSON
-//! line, `{"client", "version", "protocol", "outcome": "returned" | "threw" | "hung",
-//! "result": {"isError", ...}, "error": {"type", "code", "stage", "message"}, "elapsedMs"}`.
+//! `COMMAND... TARGET TOOL ARGS_JSON --protocol REVISION --timeout SECONDS`, where TARGET is
+//! the server's URL (Streamable HTTP) or, over stdio, the server command the client launches,
+//! as a JSON array of strings. It prints one JSON line, `{"client", "version", "protocol",
+//! "outcome": "returned" | "threw" | "hung", "result": {"isError", ...}, "error": {"type",
+//! "code", "stage", "message"}, "elapsedMs"}`.
 //! A manifest (TOML) names the drivers, their commands and the revisions each speaks:
 //!
 //! ```toml
@@ -14,17 +16,20 @@
 //! revisions = ["2025-11-25", "2026-07-28"]
 //! ```
 //!
-//! For each scenario, revision and driver, [`run_cell`] starts `serve` on loopback with the
-//! scenario, runs the driver against it with a bounded time, stops the server, and compares
-//! the driver's line with `serve`'s records ([`compare`]): `serve` judges every `tools/call`
-//! answer it sends, so each cell sets what the client concluded beside the outcome, deciding
-//! rule and retry advice for the very bytes the client was sent.
+//! For each scenario, transport, revision and driver, [`run_cell`] starts `serve` with the
+//! scenario (on loopback; over stdio the driver is given `mcp-verdict serve --stdio` with the
+//! scenario and a log file as its server command, and the client launches and ends it), runs
+//! the driver with a bounded time, stops the server, and compares the driver's line with
+//! `serve`'s records ([`compare`]): `serve` judges every `tools/call` answer it sends, so each
+//! cell sets what the client concluded beside the outcome, deciding rule and retry advice for
+//! the very bytes the client was sent.
 
 pub mod compare;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -33,6 +38,7 @@ use serde_json::Value;
 pub use compare::{Agreement, Compared, Conclusion, PostSeen, ServerVerdict};
 
 use crate::serve::{self, SCENARIOS, Scenario, ServeConfig, Transport};
+use crate::views::diag::DiagRecord;
 use crate::vocab::Protocol;
 
 /// The tool every cell calls, and its arguments: every scenario offers `echo`, and no
@@ -60,14 +66,24 @@ pub const EXTRA_SCENARIOS: &[&str] = &[
     "auth:query-token",
 ];
 
-/// The scenarios a full matrix runs: every scenario's example `serve` offers over HTTP (but
-/// `lenient`, which needs a file of its own), then [`EXTRA_SCENARIOS`].
+/// The scenarios a full matrix runs over HTTP: every scenario's example `serve` offers over
+/// HTTP (but `lenient`, which needs a file of its own), then [`EXTRA_SCENARIOS`].
 pub fn default_scenarios() -> Vec<String> {
+    default_scenarios_over(Transport::Http)
+}
+
+/// The scenarios a full matrix runs over `transport`: every example `serve` offers over it
+/// (but `lenient`), and over HTTP [`EXTRA_SCENARIOS`].
+pub fn default_scenarios_over(transport: Transport) -> Vec<String> {
+    let extra: &[&str] = match transport {
+        Transport::Http => EXTRA_SCENARIOS,
+        Transport::Stdio => &[],
+    };
     SCENARIOS
         .iter()
-        .filter(|s| s.name != "lenient" && s.transports.contains(&Transport::Http))
+        .filter(|s| s.name != "lenient" && s.transports.contains(&transport))
         .map(|s| s.example.to_string())
-        .chain(EXTRA_SCENARIOS.iter().map(|s| s.to_string()))
+        .chain(extra.iter().map(|s| s.to_string()))
         .collect()
 }
 
@@ -154,6 +170,10 @@ impl Manifest {
 pub struct Cell {
     /// The scenario as given to `serve` (`name[:params]`).
     pub scenario: String,
+    /// The transport the client spoke (`http` when a file written before it had one says
+    /// nothing).
+    #[serde(default)]
+    pub transport: Transport,
     /// The revision the driver was asked to speak.
     pub revision: String,
     /// The driver's name.
@@ -187,10 +207,24 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// The row the cell belongs to: its scenario, and the transport unless it is HTTP.
+    pub fn row_label(&self) -> String {
+        match self.transport {
+            Transport::Http => self.scenario.clone(),
+            Transport::Stdio => format!("{} (stdio)", self.scenario),
+        }
+    }
+
     /// A cell for a revision the driver does not speak.
-    pub fn skipped(scenario: &str, revision: Protocol, driver: &Driver) -> Cell {
+    pub fn skipped(
+        scenario: &str,
+        transport: Transport,
+        revision: Protocol,
+        driver: &Driver,
+    ) -> Cell {
         Cell {
             scenario: scenario.to_string(),
+            transport,
             revision: revision.to_string(),
             client: driver.name.clone(),
             version: None,
@@ -218,6 +252,10 @@ pub struct CellRun<'a> {
     pub scenario: &'a str,
     /// The revision.
     pub revision: Protocol,
+    /// The transport.
+    pub transport: Transport,
+    /// The `mcp-verdict` program a stdio client launches as its server.
+    pub server_program: &'a Path,
     /// The driver's own timeout; the driver is killed this plus [`GRACE`] after it starts.
     pub timeout: Duration,
 }
@@ -232,17 +270,28 @@ pub fn run_cell(run: &CellRun<'_>) -> Result<Cell, String> {
         .scenario
         .parse()
         .map_err(|e| format!("scenario `{}`: {e}", run.scenario))?;
+    if !scenario.offered_over(run.transport) {
+        return Err(format!(
+            "scenario `{}` is not offered over {} (serve --list says which scenarios each transport offers)",
+            run.scenario, run.transport
+        ));
+    }
     let started = Instant::now();
-    let handle = serve::start(ServeConfig {
-        scenario,
-        // A stalled stream outlasts the driver's patience, so a hang is the client's.
-        stall_cap: run.timeout + GRACE,
-        ..ServeConfig::default()
-    })
-    .map_err(|e| format!("cannot start serve on loopback: {e}"))?;
-    let url = handle.url();
-    let line = run_driver(run, &url);
-    let records = handle.shutdown_with_records();
+    // A stalled stream outlasts the driver's patience, so a hang is the client's.
+    let stall_cap = run.timeout + GRACE;
+    let (line, records) = match run.transport {
+        Transport::Http => {
+            let handle = serve::start(ServeConfig {
+                scenario,
+                stall_cap,
+                ..ServeConfig::default()
+            })
+            .map_err(|e| format!("cannot start serve on loopback: {e}"))?;
+            let line = run_driver(run, &handle.url());
+            (line, handle.shutdown_with_records())
+        }
+        Transport::Stdio => stdio_cell(run, stall_cap)?,
+    };
     let compared = compare::compare(&line, &records);
     let version = line
         .get("version")
@@ -250,6 +299,7 @@ pub fn run_cell(run: &CellRun<'_>) -> Result<Cell, String> {
         .map(str::to_string);
     Ok(Cell {
         scenario: run.scenario.to_string(),
+        transport: run.transport,
         revision: run.revision.to_string(),
         client: run.driver.name.clone(),
         version,
@@ -263,6 +313,66 @@ pub fn run_cell(run: &CellRun<'_>) -> Result<Cell, String> {
         driver: Some(line),
         elapsed_ms: started.elapsed().as_millis() as u64,
     })
+}
+
+/// How long, once the driver has ended, the records of a stdio server (which the client ends
+/// by closing its stdin) may take to reach the log: past the server's own drain after stdin
+/// ends.
+const STDIO_SETTLE: Duration = Duration::from_secs(4);
+
+/// Runs a stdio cell: the driver launches `mcp-verdict serve --stdio` with the scenario and a
+/// log file; the records are read from the log once the driver has ended.
+fn stdio_cell(run: &CellRun<'_>, stall_cap: Duration) -> Result<(Value, Vec<DiagRecord>), String> {
+    static CELLS: AtomicU64 = AtomicU64::new(0);
+    let log = std::env::temp_dir().join(format!(
+        "mcp-verdict-clients-{}-{}.jsonl",
+        std::process::id(),
+        CELLS.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_file(&log);
+    let command = [
+        run.server_program.display().to_string(),
+        "serve".into(),
+        "--stdio".into(),
+        "--quiet".into(),
+        "--scenario".into(),
+        run.scenario.to_string(),
+        "--stall-cap".into(),
+        stall_cap.as_secs().to_string(),
+        "--log".into(),
+        log.display().to_string(),
+    ];
+    let target = serde_json::to_string(&command).expect("strings serialize");
+    let line = run_driver(run, &target);
+    let records = settled_log(&log);
+    let _ = std::fs::remove_file(&log);
+    Ok((line, records))
+}
+
+/// The records in a stdio server's log, once it holds a `tools/call` record or stops growing
+/// (or [`STDIO_SETTLE`] passes).
+fn settled_log(log: &Path) -> Vec<DiagRecord> {
+    let until = Instant::now() + STDIO_SETTLE;
+    let mut last_len = None;
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let mut records: Vec<DiagRecord> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        // A record is written once its reply is, and replies are written side by side: the
+        // order of the messages is that of their count.
+        records.sort_by_key(|r| r.post_count);
+        let called = records
+            .iter()
+            .any(|r| r.method.as_deref() == Some("tools/call"));
+        let steady = last_len == Some(text.len()) && !text.is_empty();
+        if called && steady || Instant::now() >= until {
+            return records;
+        }
+        last_len = Some(text.len());
+        std::thread::sleep(Duration::from_millis(150));
+    }
 }
 
 /// The program to run: as given when it has no `/` (looked up on `PATH`), else relative to
@@ -283,11 +393,11 @@ fn failed(kind: &str, message: String) -> Value {
 /// Runs the driver and returns its last stdout line as JSON (or a `driver-failed` line
 /// saying why there is none). The driver runs in its own process group, which is killed
 /// when it overruns.
-fn run_driver(run: &CellRun<'_>, url: &str) -> Value {
+fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
     let d = run.driver;
     let mut cmd = Command::new(program(run.manifest, &d.command[0]));
     cmd.args(&d.command[1..])
-        .arg(url)
+        .arg(target)
         .arg(TOOL)
         .arg(tool_args().to_string())
         .arg("--protocol")

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::clients::{self, Agreement, Cell, CellRun, Manifest};
 use crate::judge::Engine;
 use crate::outputs::clients as report;
+use crate::serve::Transport;
 use crate::vocab::{Protocol, exit};
 
 /// Run real MCP clients (through small driver programs) against `serve`'s fault scenarios
@@ -32,14 +33,20 @@ pub(crate) struct ClientsArgs {
     pub clients: Vec<String>,
 
     /// Only this scenario, as `NAME[:PARAMS]` (repeatable; default: every scenario's example
-    /// from `serve --list` but lenient, http_status_sequence:200,503 and :200,200,503, and
-    /// each fault of auth).
+    /// `serve --list` offers over the transport but lenient, and over HTTP
+    /// http_status_sequence:200,503 and :200,200,503, and each fault of auth).
     #[arg(long = "scenario", value_name = "NAME[:PARAMS]")]
     pub scenarios: Vec<String>,
 
     /// Revision to run: 2025-11-25, 2026-07-28 or all (each driver runs the ones it speaks).
     #[arg(long, value_name = "REVISION", default_value = "all")]
     pub protocol: String,
+
+    /// Transport the clients speak (repeatable; default http): over stdio each client is
+    /// given `mcp-verdict serve --stdio --scenario ...` as its server command, and the
+    /// default scenarios are those `serve --list` offers over stdio.
+    #[arg(long = "transport", value_enum, value_name = "TRANSPORT")]
+    pub transports: Vec<Transport>,
 
     /// The driver's own timeout in seconds (it reports a hang after it); the driver is killed
     /// 15 s later if it has not printed its line.
@@ -76,17 +83,20 @@ pub(crate) struct ClientsArgs {
     pub quiet: bool,
 }
 
-const CLIENTS_HELP: &str = "A driver is run as `COMMAND... URL TOOL ARGS_JSON --protocol REVISION \
---timeout SECONDS` in the manifest's folder and prints one JSON line: {\"client\", \"version\", \
-\"outcome\": \"returned\"|\"threw\"|\"hung\", \"result\": {\"isError\"...}, \"error\": {\"type\", \
-\"code\", \"stage\", \"message\"}, \"elapsedMs\"}. Each cell starts serve on loopback with the \
-scenario, runs the driver calling the tool echo, and compares its line with the verdict serve \
-reached on the tools/call answer it sent (outcome, deciding rule, retry advice), and each call \
-the client sent again with the advice on the answer before it.
+const CLIENTS_HELP: &str = "A driver is run as `COMMAND... TARGET TOOL ARGS_JSON --protocol REVISION \
+--timeout SECONDS` in the manifest's folder, TARGET being the server's URL or, with --transport \
+stdio, the server command as a JSON array of strings, and prints one JSON line: {\"client\", \
+\"version\", \"outcome\": \"returned\"|\"threw\"|\"hung\", \"result\": {\"isError\"...}, \"error\": \
+{\"type\", \"code\", \"stage\", \"message\"}, \"elapsedMs\"}. Each cell starts serve with the \
+scenario (on loopback; over stdio the client launches it), runs the driver calling the tool echo, \
+and compares its line with the verdict serve reached on the tools/call answer it sent (outcome, \
+deciding rule, retry advice), and each call the client sent again with the advice on the answer \
+before it.
 
 Examples:
   mcp-verdict clients --drivers tests/clients/drivers.toml --markdown - --jsonl matrix.jsonl
   mcp-verdict clients --drivers tests/clients/drivers.toml --client python-sdk --scenario sse_reset
+  mcp-verdict clients --drivers tests/clients/drivers.toml --transport stdio --scenario stdio_banner
   mcp-verdict clients --from old.jsonl --from new.jsonl --html matrix.html
 ";
 
@@ -180,8 +190,8 @@ fn read_cells(path: &PathBuf) -> Result<Vec<Cell>, String> {
         .collect()
 }
 
-/// One planned cell: scenario, revision, driver index.
-type Plan = (String, Protocol, usize);
+/// One planned cell: scenario, transport, revision, driver index.
+type Plan = (String, Transport, Protocol, usize);
 
 /// Runs the matrix; returns the cells in plan order and how many were left unrun.
 fn run_matrix(args: &ClientsArgs) -> Result<(Vec<Cell>, usize), (u8, String)> {
@@ -221,22 +231,42 @@ fn run_matrix(args: &ClientsArgs) -> Result<(Vec<Cell>, usize), (u8, String)> {
             }
         }
     };
-    let scenarios = if args.scenarios.is_empty() {
-        clients::default_scenarios()
+    let transports = if args.transports.is_empty() {
+        vec![Transport::Http]
     } else {
-        args.scenarios.clone()
+        args.transports.clone()
     };
-    for s in &scenarios {
-        if let Err(e) = s.parse::<crate::serve::Scenario>() {
-            return Err((exit::USAGE, format!("--scenario `{s}`: {e}")));
-        }
-    }
+    let server_program = std::env::current_exe().map_err(|e| {
+        (
+            exit::FINDINGS,
+            format!("cannot find the mcp-verdict program: {e}"),
+        )
+    })?;
     let mut plan: Vec<Plan> = Vec::new();
-    for s in &scenarios {
-        for &p in &revisions {
-            for (i, d) in manifest.driver.iter().enumerate() {
-                if args.clients.is_empty() || args.clients.contains(&d.name) {
-                    plan.push((s.clone(), p, i));
+    for &t in &transports {
+        let scenarios = if args.scenarios.is_empty() {
+            clients::default_scenarios_over(t)
+        } else {
+            args.scenarios.clone()
+        };
+        for s in &scenarios {
+            match s.parse::<crate::serve::Scenario>() {
+                Err(e) => return Err((exit::USAGE, format!("--scenario `{s}`: {e}"))),
+                Ok(sc) if !sc.offered_over(t) => {
+                    return Err((
+                        exit::USAGE,
+                        format!(
+                            "--scenario `{s}` is not offered over {t} (serve --list says which scenarios each transport offers)"
+                        ),
+                    ));
+                }
+                Ok(_) => {}
+            }
+            for &p in &revisions {
+                for (i, d) in manifest.driver.iter().enumerate() {
+                    if args.clients.is_empty() || args.clients.contains(&d.name) {
+                        plan.push((s.clone(), t, p, i));
+                    }
                 }
             }
         }
@@ -254,12 +284,12 @@ fn run_matrix(args: &ClientsArgs) -> Result<(Vec<Cell>, usize), (u8, String)> {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((scenario, revision, d)) = plan.get(i) else {
+                    let Some((scenario, transport, revision, d)) = plan.get(i) else {
                         break;
                     };
                     let driver = &manifest.driver[*d];
                     let cell = if !driver.revisions.iter().any(|r| r == revision.as_str()) {
-                        Cell::skipped(scenario, *revision, driver)
+                        Cell::skipped(scenario, *transport, *revision, driver)
                     } else if started.elapsed() + timeout + clients::GRACE > limit {
                         continue;
                     } else {
@@ -268,6 +298,8 @@ fn run_matrix(args: &ClientsArgs) -> Result<(Vec<Cell>, usize), (u8, String)> {
                             driver,
                             scenario,
                             revision: *revision,
+                            transport: *transport,
+                            server_program: &server_program,
                             timeout,
                         }) {
                             Ok(c) => c,
@@ -282,7 +314,7 @@ fn run_matrix(args: &ClientsArgs) -> Result<(Vec<Cell>, usize), (u8, String)> {
                         let _ = writeln!(
                             std::io::stderr().lock(),
                             "[{n}/{total}] {} {} {}: {} ({})",
-                            cell.scenario,
+                            cell.row_label(),
                             cell.revision,
                             cell.client,
                             cell.concluded

@@ -71,7 +71,7 @@ fn layout<'c>(cells: &'c [Cell], table: &RuleTable) -> Layout<'c> {
     }
     let mut rows: Vec<(String, String)> = Vec::new();
     for c in cells {
-        let key = (c.scenario.clone(), c.revision.clone());
+        let key = (c.row_label(), c.revision.clone());
         if !rows.contains(&key) {
             rows.push(key);
         }
@@ -116,7 +116,7 @@ fn layout<'c>(cells: &'c [Cell], table: &RuleTable) -> Layout<'c> {
 impl Layout<'_> {
     /// The cell of a row and column: the run cell, or the client's skipped cell.
     fn find(&self, row: &(String, String), col: &Column) -> Option<(usize, &Cell)> {
-        let same_row = |c: &Cell| c.scenario == row.0 && c.revision == row.1;
+        let same_row = |c: &Cell| c.row_label() == row.0 && c.revision == row.1;
         self.cells
             .iter()
             .enumerate()
@@ -137,7 +137,7 @@ impl Layout<'_> {
     fn verdicts(&self, row: &(String, String)) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for c in self.cells.iter().filter(|c| {
-            c.scenario == row.0
+            c.row_label() == row.0
                 && c.revision == row.1
                 && matches!(c.agreement, Agreement::Agrees | Agreement::Differs)
         }) {

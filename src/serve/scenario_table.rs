@@ -29,9 +29,12 @@ pub struct ScenarioInfo {
 }
 
 /// A transport `serve` speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Transport {
     /// Streamable HTTP on loopback (`serve`).
+    #[default]
     Http,
     /// stdio: the server reads its stdin and writes its stdout (`serve --stdio`).
     Stdio,

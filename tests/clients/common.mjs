@@ -1,6 +1,8 @@
 // Shared by the Node drivers: argument parsing, the hard timeout, and the one JSON line each
 // driver prints.
-//   driver URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+//   driver TARGET TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+// TARGET is the server's URL (Streamable HTTP) or, for a stdio server, its command as a JSON
+// array of strings (the program, then its arguments), which the client launches.
 import { readFileSync } from 'node:fs';
 
 export function parseArgs(argv) {
@@ -13,10 +15,11 @@ export function parseArgs(argv) {
     else pos.push(a);
   }
   if (pos.length !== 3 || !(opts.timeout > 0)) {
-    process.stderr.write('usage: driver URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]\n');
+    process.stderr.write('usage: driver URL|\'["COMMAND", "ARG"...]\' TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]\n');
     process.exit(2);
   }
-  return { url: pos[0], tool: pos[1], args: JSON.parse(pos[2]), ...opts };
+  const command = pos[0].startsWith('[') ? JSON.parse(pos[0]) : null;
+  return { url: command ? null : pos[0], command, tool: pos[1], args: JSON.parse(pos[2]), ...opts };
 }
 
 /** The exact installed version of a package, read from its package.json in node_modules. */

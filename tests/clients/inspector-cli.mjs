@@ -2,7 +2,8 @@
 // Driver for the MCP Inspector's CLI mode (@modelcontextprotocol/inspector-cli, the package
 // behind `npx @modelcontextprotocol/inspector --cli`), run as a child process:
 //   mcp-inspector-cli URL --transport http --method tools/call --tool-name TOOL --tool-arg k=v...
-//   node inspector-cli.mjs URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+//   mcp-inspector-cli COMMAND ARG... --method tools/call ...    (stdio: the CLI launches it)
+//   node inspector-cli.mjs URL|'["COMMAND",...]' TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
 // Revisions: 2025-11-25 only. The CLI is built on the v1 TypeScript SDK Client (it offers
 // that SDK's newest revision in initialize and has no option to choose another), declares no
 // client capabilities (so no elicitation or roots), and prints the CallToolResult as JSON on
@@ -24,7 +25,10 @@ await run('inspector-cli', packageVersion('@modelcontextprotocol/inspector-cli')
   if (opts.protocol !== '2025-11-25') {
     return { outcome: 'threw', error: { type: 'UnsupportedRevision', stage: 'setup', message: `the inspector CLI speaks 2025-11-25, not ${opts.protocol}` } };
   }
-  const argv = [cliPath, opts.url, '--transport', 'http', '--method', 'tools/call', '--tool-name', opts.tool];
+  // A stdio server's command words go where the URL goes; the CLI passes the options it does
+  // not know (the server's own) on to the command.
+  const target = opts.command ? opts.command : [opts.url, '--transport', 'http'];
+  const argv = [cliPath, ...target, '--method', 'tools/call', '--tool-name', opts.tool];
   const pairs = Object.entries(opts.args).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   if (pairs.length) argv.push('--tool-arg', ...pairs);
   state.stage = 'call';
@@ -48,6 +52,6 @@ await run('inspector-cli', packageVersion('@modelcontextprotocol/inspector-cli')
   const m = /MCP error (-?\d+)/.exec(message);
   return {
     outcome: 'threw',
-    error: { type: 'CliExit', stage: /connect/i.test(message) ? 'connect' : 'call', ...(m ? { code: Number(m[1]) } : {}), exitCode: code, message },
+    error: { type: 'CliExit', stage: /^Failed to (connect|create transport)/.test(message) ? 'connect' : 'call', ...(m ? { code: Number(m[1]) } : {}), exitCode: code, message },
   };
 });

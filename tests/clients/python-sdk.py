@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Driver for the Python SDK (`mcp` on PyPI): ClientSession over Streamable HTTP.
+"""Driver for the Python SDK (`mcp` on PyPI): ClientSession over Streamable HTTP, or over stdio
+when the target is a server command (a JSON array: program, then arguments; stdio_client
+launches it, its stderr discarded).
 
-    python python-sdk.py URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+    python python-sdk.py URL|'["COMMAND",...]' TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
 
 Revisions: 2025-11-25 and 2026-07-28. --protocol 2025-11-25 runs ClientSession.initialize()
 (the legacy handshake at the SDK's newest handshake revision, 2025-11-25); --protocol
@@ -89,6 +91,7 @@ def emit(state, outcome, result=None, error=None):
 async def drive(opts, state):
     from mcp import types
     from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
     async def on_elicit(context, params):
@@ -103,7 +106,15 @@ async def drive(opts, state):
 
     modern = opts.protocol == "2026-07-28"
     state["stage"] = "connect"
-    async with streamable_http_client(opts.url) as streams:
+    if opts.url.startswith("["):
+        command = json.loads(opts.url)
+        connect = stdio_client(
+            StdioServerParameters(command=command[0], args=command[1:]),
+            errlog=open(os.devnull, "w"),  # noqa: SIM115 - lives as long as the driver
+        )
+    else:
+        connect = streamable_http_client(opts.url)
+    async with connect as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(read, write, elicitation_callback=on_elicit, list_roots_callback=on_roots) as session:
             if modern:

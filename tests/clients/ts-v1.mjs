@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Driver for the TypeScript SDK v1 Client (@modelcontextprotocol/sdk) over Streamable HTTP.
-//   node ts-v1.mjs URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+// Driver for the TypeScript SDK v1 Client (@modelcontextprotocol/sdk) over Streamable HTTP, or
+// over stdio when the target is a server command (StdioClientTransport launches it).
+//   node ts-v1.mjs URL|'["COMMAND",...]' TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
 // Revisions: 2025-11-25 only (its newest; it also accepts 2025-06-18 and older). v1 cannot
 // speak 2026-07-28, so --protocol 2026-07-28 prints outcome "threw" with error type
 // UnsupportedRevision without contacting the server (`mcp-verdict clients` skips that cell, see drivers.toml). The revision
 // is offered in initialize (LATEST_PROTOCOL_VERSION); the server's answer is reported.
 // The client declares elicitation and roots, accepts every elicitation, and asks for progress.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { acceptForm, packageVersion, parseArgs, run, summarizeResult } from './common.mjs';
@@ -23,7 +25,14 @@ await run('ts-sdk-v1', packageVersion('@modelcontextprotocol/sdk'), opts, async 
   );
   client.setRequestHandler(ElicitRequestSchema, async (req) => acceptForm(req.params?.requestedSchema));
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [] }));
-  const transport = new StreamableHTTPClientTransport(new URL(opts.url));
+  const transport = opts.command
+    ? new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'ignore' })
+    : new StreamableHTTPClientTransport(new URL(opts.url));
+  // The Client hands the revision the server answered in initialize to its transport's
+  // setProtocolVersion; the stdio transport has none, so it is given one that keeps it.
+  if (!transport.setProtocolVersion) {
+    transport.setProtocolVersion = (version) => { transport.protocolVersion = version; };
+  }
   state.stage = 'connect';
   await client.connect(transport);
   state.protocol = transport.protocolVersion ?? null;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Driver for the TypeScript SDK v2 client (@modelcontextprotocol/client) over Streamable HTTP.
-//   node ts-v2.mjs URL TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
+// Driver for the TypeScript SDK v2 client (@modelcontextprotocol/client) over Streamable HTTP,
+// or over stdio when the target is a server command (StdioClientTransport launches it).
+//   node ts-v2.mjs URL|'["COMMAND",...]' TOOL ARGS_JSON [--protocol REVISION] [--timeout SECONDS]
 // Revisions: 2025-11-25 and 2026-07-28. --protocol 2025-11-25 uses the client's default
 // (legacy) version negotiation with supportedProtocolVersions ['2025-11-25'] (initialize
 // handshake); --protocol 2026-07-28 pins the modern era with versionNegotiation
@@ -8,6 +9,7 @@
 // The client declares form elicitation and accepts every request (input_required flows), and
 // asks for progress so the call carries _meta.progressToken.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { acceptForm, packageVersion, parseArgs, run, summarizeResult } from './common.mjs';
 
 const opts = parseArgs(process.argv.slice(2));
@@ -26,7 +28,9 @@ await run('ts-sdk-v2', packageVersion('@modelcontextprotocol/client'), opts, asy
   );
   client.setRequestHandler('elicitation/create', async (req) => acceptForm(req.params?.requestedSchema));
   client.setRequestHandler('roots/list', async () => ({ roots: [] }));
-  const transport = new StreamableHTTPClientTransport(new URL(opts.url));
+  const transport = opts.command
+    ? new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'ignore' })
+    : new StreamableHTTPClientTransport(new URL(opts.url));
   state.stage = 'connect';
   await client.connect(transport);
   state.protocol = client.getNegotiatedProtocolVersion() ?? null;

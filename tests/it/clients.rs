@@ -353,3 +353,83 @@ fn two_real_clients_on_a_fixed_subset_give_well_formed_stable_cells() {
     );
     assert_eq!(String::from_utf8(again.stdout).unwrap(), md);
 }
+
+/// The stdio subset: a log line on stdout, a banner, stderr chatter (a control), a crash, a
+/// partial line then exit, a response with the wrong id.
+const STDIO_SUBSET: &[&str] = &[
+    "stdio_log_line",
+    "stdio_banner",
+    "stdio_stderr_chatter",
+    "stdio_crash",
+    "stdio_partial_exit",
+    "wrong_id",
+];
+
+#[test]
+fn two_real_clients_over_stdio_give_well_formed_stable_cells() {
+    if !clients_installed() {
+        return;
+    }
+    let dir = temp_dir("clients-stdio-subset");
+    let (jsonl, md) = (dir.join("cells.jsonl"), dir.join("m.md"));
+    let mut cmd = bin();
+    cmd.args([
+        "clients",
+        "--quiet",
+        "--transport",
+        "stdio",
+        // A client that waits for a response that never comes hangs this long.
+        "--timeout",
+        "6",
+        "--jobs",
+        "1",
+        "--client",
+        "ts-sdk-v2",
+        "--client",
+        "python-sdk",
+    ])
+    .arg("--drivers")
+    .arg(clients_dir().join("drivers.toml"))
+    .arg("--jsonl")
+    .arg(&jsonl)
+    .arg("--markdown")
+    .arg(&md);
+    for s in STDIO_SUBSET {
+        cmd.args(["--scenario", s]);
+    }
+    let out = run(&mut cmd, None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let cells = read_cells(&jsonl);
+    assert_eq!(cells.len(), STDIO_SUBSET.len() * 2 * 2, "{stderr}");
+    for c in &cells {
+        assert_eq!(c.transport, mcp_verdict::serve::Transport::Stdio);
+        assert!(
+            matches!(c.agreement, Agreement::Agrees | Agreement::Differs),
+            "every cell concludes: {c:?}"
+        );
+        assert!(!c.posts.is_empty(), "serve saw the client: {c:?}");
+    }
+    let got: Vec<String> = cells.iter().map(stable_line).collect();
+    let expected_path = clients_dir().join("subset-stdio.expected");
+    let expected: Vec<String> = std::fs::read_to_string(&expected_path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        got,
+        expected,
+        "the cells differ from {}; if a client changed, review and replace it with:\n{}",
+        expected_path.display(),
+        got.join("\n")
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    for s in STDIO_SUBSET {
+        assert!(
+            md.contains(&format!("| `{s} (stdio)` | 2025-11-25 |")),
+            "{md}"
+        );
+    }
+}

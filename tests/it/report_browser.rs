@@ -393,6 +393,7 @@ fn client_matrix_page() -> PathBuf {
                 let verdict = format!("{outcome} (reissue with new id)");
                 cells.push(Cell {
                     scenario: scenario.into(),
+                    transport: Default::default(),
                     revision: revision.into(),
                     client: client.into(),
                     version: (!skipped).then(|| version.to_string()),

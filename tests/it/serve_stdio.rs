@@ -230,6 +230,23 @@ fn a_message_after_cancellation_is_named() {
 }
 
 #[test]
+fn a_held_answer_is_let_go_when_stdin_ends() {
+    // The answer is held far longer than the drain after stdin ends: closing stdin ends the
+    // wait, so the server writes it, records it and returns, as a client that launched it and
+    // closed its stdin finds in the log.
+    for scenario in ["stdio_slow:600000", "stdio_after_cancel:600000"] {
+        let mut s = StdioSession::start(scenario);
+        let rev = Protocol::V2026_07_28;
+        s.send(&call(rev, 4, "echo"));
+        assert_eq!(s.line(Duration::from_millis(200)), None, "{scenario}: held");
+        let served = s.finish();
+        let rec = call_record(&served.records);
+        assert!(rec.final_response, "{scenario}: {rec:?}");
+        assert_eq!(rec.outcome.as_deref(), Some("TOOL_SUCCESS"), "{scenario}");
+    }
+}
+
+#[test]
 fn a_cancelled_request_gets_nothing_more_from_a_sound_server() {
     // stdio_slow holds the response; the cancellation arrives meanwhile and the server sends
     // nothing more for the request.

@@ -177,7 +177,7 @@ impl Writer<'_> {
 
     fn pause(&self, d: Duration) {
         let until = Instant::now() + d;
-        while Instant::now() < until && self.out.exited().is_none() {
+        while Instant::now() < until && !self.out.stopping() {
             thread::sleep((until - Instant::now()).min(POLL));
         }
     }

@@ -13,9 +13,11 @@
 //! - **Cancellation.** After a `notifications/cancelled` naming a request in flight, nothing
 //!   more is written for it (2026-07-28 basic/transports/stdio, Cancellation: servers "MUST
 //!   NOT send any further messages for it"), unless the scenario in force does so on purpose.
-//! - **Shutdown.** At the end of stdin the server stops: replies still being written get a
-//!   moment to finish ([`DRAIN`]), then it returns (2026-07-28 basic/transports/stdio,
-//!   Shutdown: "Servers SHOULD exit promptly when their standard input is closed").
+//! - **Shutdown.** At the end of stdin the server stops: what a reply waits for (a slow
+//!   answer's delay, a cancellation) is waited for no more, replies still being written get a
+//!   moment to finish ([`DRAIN`]) and are recorded, then it returns (2026-07-28
+//!   basic/transports/stdio, Shutdown: "Servers SHOULD exit promptly when their standard input
+//!   is closed").
 //! - **Recording.** Each request's exchange is rebuilt as the client saw it (the request
 //!   line, what stdout carried from then until its response, stderr meanwhile, how it ended)
 //!   and judged, for the diagnostic record, as over HTTP.
@@ -114,6 +116,7 @@ pub fn serve_stdio(
         }
     }
     shared.shutdown.store(true, Ordering::SeqCst);
+    out.input_ended();
     // Replies still being written get a moment; once the server has exited they write
     // nothing more and only record what they sent.
     let until = Instant::now() + DRAIN;

@@ -43,6 +43,8 @@ struct Inner {
     lines: u64,
     /// The exit code, once the server has "exited" (a fault ended it).
     exited: Option<i32>,
+    /// stdin has ended: what waits (a slow answer, a wait for a cancellation) waits no more.
+    input_ended: bool,
 }
 
 /// stdout and stderr of a stdio server.
@@ -71,6 +73,7 @@ impl Out {
                 cancelled: HashSet::new(),
                 lines: 0,
                 exited: None,
+                input_ended: false,
             }),
             changed: Condvar::new(),
         }
@@ -113,7 +116,7 @@ impl Out {
                 return true;
             }
             let now = Instant::now();
-            if g.exited.is_some() || now >= until {
+            if g.exited.is_some() || g.input_ended || now >= until {
                 return false;
             }
             g = self
@@ -179,6 +182,18 @@ impl Out {
         g.exited.get_or_insert(code);
         drop(g);
         self.changed.notify_all();
+    }
+
+    /// stdin has ended: waits end now (the server is to exit promptly).
+    pub(super) fn input_ended(&self) {
+        self.lock().input_ended = true;
+        self.changed.notify_all();
+    }
+
+    /// Whether the server is stopping: it has exited, or its stdin has ended.
+    pub(super) fn stopping(&self) -> bool {
+        let g = self.lock();
+        g.exited.is_some() || g.input_ended
     }
 
     /// The exit code, once the server has exited.
