@@ -12,7 +12,6 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -24,47 +23,10 @@ use mcp_verdict::probe::{
 use mcp_verdict::vocab::Severity;
 use serde_json::{Value, json};
 
+use crate::support::peers::{peer_available, peers_dir};
+
 const L: Protocol = Protocol::V2025_11_25;
 const M: Protocol = Protocol::V2026_07_28;
-
-fn peers_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peers")
-}
-
-/// Whether the peer package is installed and node runs; otherwise SKIP (or fail when
-/// `MCP_VERDICT_REQUIRE_PEERS` is set).
-fn peer_available(package: &str) -> bool {
-    let installed = peers_dir()
-        .join("node_modules")
-        .join(package)
-        .join("package.json")
-        .is_file();
-    let node = Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if installed && node {
-        return true;
-    }
-    let why = if node {
-        format!("{package} is not installed in tests/peers/node_modules")
-    } else {
-        "node is not on PATH".to_string()
-    };
-    if std::env::var_os("MCP_VERDICT_REQUIRE_PEERS").is_some() {
-        panic!(
-            "interop peer missing ({why}); run `bash tests/peers/install.sh` (MCP_VERDICT_REQUIRE_PEERS is set)"
-        );
-    }
-    // Written to the stderr handle directly, so that the test harness does not capture it:
-    // a skip must be visible, not look like a pass.
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIP: interop test not run: {why}; run `bash tests/peers/install.sh` to install the peers"
-    );
-    false
-}
 
 /// A peer process in its own process group; dropping it kills the group.
 struct Peer {

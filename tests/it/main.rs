@@ -33,6 +33,7 @@ mod hostile_corpus;
 mod hostile_strings;
 mod input_encoding;
 mod interop_peers;
+mod interop_stdio;
 mod jsonl_cli;
 mod jsonl_run;
 mod loop_scenarios;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the real MCP servers that tests/it/interop_peers.rs probes on loopback, exactly as
-# pinned in package-lock.json, into tests/peers/node_modules (git-ignored). Needs Node >= 20
-# and npm.
+# Installs the real MCP servers that tests/it/interop_peers.rs probes on loopback and
+# tests/it/interop_stdio.rs launches over stdio, exactly as pinned in package-lock.json, into
+# tests/peers/node_modules (git-ignored). Needs Node >= 20 and npm.
 #   bash tests/peers/install.sh
 set -euo pipefail
 cd "$(dirname "$0")"

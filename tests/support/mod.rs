@@ -6,6 +6,7 @@ pub mod http;
 pub mod judge;
 pub mod markdown;
 pub mod mutate;
+pub mod peers;
 pub mod recording;
 pub mod reference;
 pub mod rng;
