@@ -144,8 +144,10 @@ fn unknown_flags(line: &str, help: &mut dyn FnMut(Option<&str>) -> String) -> Ve
     let mut missing = Vec::new();
     let mut i = 0;
     while i < words.len() {
+        // After a lone `--` come a stdio server's command and arguments (`probe -- COMMAND`),
+        // which may be the tool again.
         let command_position =
-            i == 0 || matches!(words[i - 1].as_str(), "|" | "&&" | "||" | ";" | "&");
+            i == 0 || matches!(words[i - 1].as_str(), "|" | "&&" | "||" | ";" | "&" | "--");
         let start = if !command_position {
             None
         } else if words[i] == "mcp-verdict" {
@@ -161,7 +163,12 @@ fn unknown_flags(line: &str, help: &mut dyn FnMut(Option<&str>) -> String) -> Ve
         };
         let end = words[start..]
             .iter()
-            .position(|w| matches!(w.as_str(), "|" | "&&" | "||" | ";" | "&" | ">" | ">>"))
+            .position(|w| {
+                matches!(
+                    w.as_str(),
+                    "|" | "&&" | "||" | ";" | "&" | ">" | ">>" | "--"
+                )
+            })
             .map_or(words.len(), |p| start + p);
         let args = &words[start..end];
         let sub = args
@@ -515,6 +522,12 @@ fn flags_are_checked_against_the_subcommand_help() {
     assert!(unknown_flags("mcp-verdict check '--nope' # --nope", &mut help).is_empty());
     assert!(unknown_flags("mcp-verdict --version | grep --quiet x", &mut help).is_empty());
     assert!(unknown_flags("cargo build --bin mcp-verdict --example x", &mut help).is_empty());
+    // After `--` come a stdio server's command and its own flags, which may be the tool's.
+    assert!(unknown_flags("mcp-verdict check x -- npx server --nope", &mut help).is_empty());
+    assert_eq!(
+        unknown_flags("mcp-verdict check x -- mcp-verdict check --nope", &mut help),
+        ["check --nope"]
+    );
     assert_eq!(
         unknown_flags("true && mcp-verdict --nope", &mut help),
         ["mcp-verdict --nope"]
