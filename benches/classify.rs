@@ -179,9 +179,40 @@ fn sse_incomplete() -> Exchange {
     ex
 }
 
+/// The 1 KB success written by a stdio server as its one stdout line.
+fn success_stdio_1kb() -> Exchange {
+    let json = success_1kb();
+    let mut line = json.body.clone();
+    line.push(b'\n');
+    Exchange::stdio(line)
+        .request(json.request.body.clone().expect("a request"))
+        .build()
+}
+
+/// Three progress notifications, then the final result, as stdout lines.
+fn stdio_progress() -> Exchange {
+    let mut s = String::new();
+    for p in 1..=3 {
+        s.push_str(&format!("{}\n", progress(p)));
+    }
+    s.push_str(&format!(
+        "{}\n",
+        result(json!([{"type": "text", "text": TEXT}]), false)
+    ));
+    Exchange::stdio(s.into_bytes()).request(request(1)).build()
+}
+
 /// The parse floor for a body: JSON parsed once, or an SSE stream split into events (blank
-/// lines) with each event's `data:` lines joined and parsed.
+/// lines) with each event's `data:` lines joined and parsed, or a stdio server's stdout split
+/// into lines with each line parsed.
 fn parse_floor(ex: &Exchange) -> usize {
+    if let Some(s) = &ex.stdio {
+        return s
+            .stdout
+            .split(|b| *b == b'\n')
+            .filter(|l| serde_json::from_slice::<Value>(l).is_ok())
+            .count();
+    }
     let is_sse = ex
         .response_headers
         .get("Content-Type")
@@ -249,11 +280,13 @@ fn pair(c: &mut Criterion, name: &str, ex: &Exchange, expect: Outcome) {
         "{name}: {}",
         j.verdicts[0].summary()
     );
+    // The bytes read: the body, or a stdio server's stdout.
+    let size = ex.stdio.as_ref().map_or(ex.body.len(), |s| s.stdout.len());
     let mut g = c.benchmark_group(name);
-    g.bench_function(BenchmarkId::new("parse", ex.body.len()), |b| {
+    g.bench_function(BenchmarkId::new("parse", size), |b| {
         b.iter(|| black_box(parse_floor(black_box(ex))))
     });
-    g.bench_function(BenchmarkId::new("classify", ex.body.len()), |b| {
+    g.bench_function(BenchmarkId::new("classify", size), |b| {
         b.iter(|| black_box(judge(black_box(ex), &options).unwrap()))
     });
     g.finish();
@@ -294,6 +327,18 @@ fn benches(c: &mut Criterion) {
     );
     pair(c, "image_json_100kb", &image_100kb(), Outcome::ToolSuccess);
     pair(c, "sse_progress_3", &sse_progress(), Outcome::ToolSuccess);
+    pair(
+        c,
+        "success_stdio_1kb",
+        &success_stdio_1kb(),
+        Outcome::ToolSuccess,
+    );
+    pair(
+        c,
+        "stdio_progress_3",
+        &stdio_progress(),
+        Outcome::ToolSuccess,
+    );
     pair(
         c,
         "sse_incomplete",
@@ -479,6 +524,8 @@ fn main() {
         "image_json_100kb",
         "sse_progress_3",
         "sse_incomplete",
+        "success_stdio_1kb",
+        "stdio_progress_3",
         "corpus",
     ];
     println!("\nclassify / parse, this run (criterion medians):");
