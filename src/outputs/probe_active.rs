@@ -30,10 +30,14 @@ pub struct ActiveOut {
     /// What the rule says the server must answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<Expected>,
+    /// What the check wants, when no status and code say it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wants: Option<String>,
     /// What the server answered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub got: Option<String>,
-    /// Whether the answer had the status and code the rule names.
+    /// Whether the answer was the one the check wants (`expected` or `wants`); true whenever
+    /// the result is `passed`.
     pub as_expected: bool,
     /// `passed`, `findings`, `not-judged` or `skipped`, with a `reason` for the latter two.
     #[serde(flatten)]
@@ -76,6 +80,7 @@ pub fn active_out(r: &RevisionRun) -> Vec<ActiveOut> {
                 quote: cite.quote,
             }),
             expected: c.expected,
+            wants: c.wants.map(str::to_string),
             got: c.got.as_deref().map(shown),
             as_expected: c.as_expected,
             result: match &c.result {
@@ -174,7 +179,10 @@ fn render_check(out: &mut String, c: &ActiveCheck, cited: &str, style: Style) {
             "FINDING",
             format!(
                 "expected {}, got {}",
-                c.expected.map_or_else(|| "?".into(), |e| e.to_string()),
+                c.expected.map_or_else(
+                    || c.wants.unwrap_or("what its rule says").to_string(),
+                    |e| e.to_string()
+                ),
                 c.got.as_deref().map_or_else(|| "no response".into(), esc)
             ),
         ),

@@ -93,10 +93,14 @@ pub struct ActiveCheck {
     pub rule: &'static str,
     /// What the rule says the server must answer.
     pub expected: Option<Expected>,
+    /// What the check wants, when no status and code say it (`a rejection`, `a new
+    /// input_required result`).
+    pub wants: Option<&'static str>,
     /// What the server answered (`HTTP 400 with error -32022`), when it did.
     pub got: Option<String>,
-    /// Whether the answer had the status and code the rule names (findings may still come
-    /// of other rules, e.g. a malformed error object).
+    /// Whether the answer was the one the check wants: the status and code the rule names,
+    /// or what [`ActiveCheck::wants`] says (findings may still come of other rules, e.g. a
+    /// malformed error object). A passed check always has it.
     pub as_expected: bool,
     /// How it came out.
     pub result: ActiveResult,
@@ -117,6 +121,7 @@ impl ActiveCheck {
             sent: String::new(),
             rule,
             expected: None,
+            wants: None,
             got: None,
             as_expected: false,
             result: ActiveResult::Skipped(why.into()),

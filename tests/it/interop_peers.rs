@@ -388,10 +388,7 @@ fn typescript_sdk_v2_under_both_revisions() {
     }
     let got = active(&report, L);
     assert!(
-        got.contains(&with(
-            "unsupported-version",
-            &["jsonrpc.error.id-present", "jsonrpc.error.id-type"]
-        )),
+        got.contains(&with("unsupported-version", &["jsonrpc.error.id-present"])),
         "{got:?}"
     );
     assert!(report.run(L).unwrap().active[0].as_expected);
@@ -488,7 +485,8 @@ fn server_everything_under_2025_11_25() {
         "{}",
         mcp_verdict::outputs::probe::render_text(&report, Default::default())
     );
-    let null_id = ["jsonrpc.error.id-present", "jsonrpc.error.id-type"];
+    // One defect, one finding: `id: null` for a readable id is `id-present`'s alone.
+    let null_id = ["jsonrpc.error.id-present"];
     assert_eq!(
         active(&report, L),
         vec![

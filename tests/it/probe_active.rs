@@ -153,6 +153,8 @@ fn the_well_behaved_server_passes_every_check() {
         } else {
             assert_eq!(c.result, ActiveResult::Passed, "{p} {check}: {c:?}");
             assert!(c.findings.is_empty());
+            // A passed check got the answer it wants, whatever says what that is.
+            assert!(c.as_expected, "{p} {check}: {c:?}");
         }
     }
     assert_eq!(got.len(), 12, "{got:?}");
@@ -286,6 +288,17 @@ fn each_planted_deviation_is_reported_by_its_check_alone() {
                             .starts_with("https://modelcontextprotocol.io/specification/")
                     );
                     assert!(!f.quote.is_empty());
+                    // The text says what the check wanted, never a placeholder.
+                    let text =
+                        mcp_verdict::outputs::probe::render_text(&report, Default::default());
+                    assert!(!text.contains("expected ?"), "{tag}");
+                    assert!(!c.as_expected, "{tag}");
+                    if check == "unmatched-input-responses" {
+                        assert!(
+                            text.contains("FINDING: expected a new input_required result, got"),
+                            "{text}"
+                        );
+                    }
                 } else {
                     assert!(
                         matches!(c.result, ActiveResult::Passed | ActiveResult::Skipped(_)),
@@ -293,6 +306,13 @@ fn each_planted_deviation_is_reported_by_its_check_alone() {
                         r.protocol,
                         c.check,
                         c.result
+                    );
+                    assert_eq!(
+                        c.as_expected,
+                        c.result == ActiveResult::Passed,
+                        "{tag}: {} {}",
+                        r.protocol,
+                        c.check
                     );
                 }
             }
@@ -564,6 +584,22 @@ fn the_cli_reports_each_check_with_its_rule() {
         .iter()
         .find(|r| r["protocol"] == "2026-07-28")
         .unwrap();
+    // `asExpected` never contradicts the result: a passed check got what it wants.
+    for run in doc["runs"].as_array().unwrap() {
+        for c in run["active"].as_array().unwrap() {
+            if c["result"] == "passed" {
+                assert_eq!(c["asExpected"], true, "{c}");
+            }
+        }
+    }
+    let retry = modern["active"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "unmatched-input-responses");
+    if let Some(retry) = retry.filter(|c| c["result"] != "skipped") {
+        assert_eq!(retry["wants"], "a new input_required result", "{retry}");
+    }
     let first = &modern["active"][0];
     assert_eq!(first["check"], "unsupported-version");
     assert_eq!(first["result"], "passed");

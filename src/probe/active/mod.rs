@@ -203,6 +203,11 @@ impl Runner<'_> {
             sent: probe.sent.clone(),
             rule: probe.rule,
             expected,
+            wants: match probe.kind {
+                Kind::Expect => None,
+                Kind::Rejection(_) => Some("a rejection (a JSON-RPC error or a 4xx)"),
+                Kind::AskAgain => Some("a new input_required result"),
+            },
             got: None,
             as_expected: false,
             result: ActiveResult::NotJudged(String::new()),
@@ -317,6 +322,7 @@ impl Runner<'_> {
             Kind::Expect => {}
             Kind::Rejection(why) => {
                 let rejected = code.is_some() || r.status.is_some_and(|s| (400..500).contains(&s));
+                c.as_expected = rejected;
                 if !rejected && c.findings.is_empty() {
                     c.result = ActiveResult::NotJudged(format!("{got}: {why}"));
                 }
@@ -325,6 +331,7 @@ impl Runner<'_> {
             Kind::AskAgain => {
                 // The engine judged the retry (the exchange records what it answers): an error
                 // is its finding; a final result is not judged.
+                c.as_expected = result_type == Some("input_required");
                 if result_type != Some("input_required") && c.findings.is_empty() {
                     c.result = ActiveResult::NotJudged(if code.is_none() && r.accepted() {
                         format!(
