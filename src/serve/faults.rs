@@ -72,7 +72,20 @@ pub(crate) fn inject(
 ) -> Reply {
     let id = &ctx.id;
     let rev = ctx.rev;
-    let token = progress_token.unwrap_or_else(|| {
+    // The stream faults report progress only on a token the client gave (a made-up token
+    // would be a second fault, `transport.sse.progress`); `sse_progress` makes one up, as its
+    // row says.
+    let progress = |n: u64| -> Vec<SseStep> {
+        progress_token
+            .as_ref()
+            .map(|t| {
+                (1..=n)
+                    .map(|i| SseStep::Message(progress_msg(t, i, 3)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let token = progress_token.clone().unwrap_or_else(|| {
         let id_text = match id {
             Value::String(s) => s.clone(),
             other => other.to_string(),
@@ -171,26 +184,17 @@ pub(crate) fn inject(
             steps.push(SseStep::Message(final_msg));
             sse(priming(shared, rev), steps, SseEnd::Finish)
         }
-        Scenario::SseCloseEarly => {
-            let steps = (1..=3)
-                .map(|i| SseStep::Message(progress_msg(&token, i, 3)))
-                .collect();
-            sse(None, steps, SseEnd::FinishAndClose)
-        }
+        Scenario::SseCloseEarly => sse(None, progress(3), SseEnd::FinishAndClose),
         Scenario::SseReset => sse(
             None,
-            vec![SseStep::Message(progress_msg(&token, 1, 3))],
+            progress(1),
             SseEnd::ResetMidEvent(final_msg.to_string()),
         ),
         Scenario::SseStall(secs) => {
             let limit = secs
                 .map(Duration::from_secs)
                 .unwrap_or(shared.config.stall_cap);
-            sse(
-                None,
-                vec![SseStep::Message(progress_msg(&token, 1, 3))],
-                SseEnd::Stall(limit),
-            )
+            sse(None, progress(1), SseEnd::Stall(limit))
         }
         Scenario::SseMalformedEvent => sse(
             None,

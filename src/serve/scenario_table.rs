@@ -26,6 +26,12 @@ pub struct ScenarioInfo {
     pub verdict_legacy: &'static str,
     /// Verdict a correct judge reaches for the injected `tools/call` under 2026-07-28.
     pub verdict_modern: &'static str,
+    /// The rules of the error findings the verdict on a plain call (`echo`, no progress
+    /// token) carries under 2025-11-25, over HTTP (over stdio for a scenario offered only
+    /// there): exactly the scenario's fault, nothing besides.
+    pub findings_legacy: &'static [&'static str],
+    /// The same under 2026-07-28.
+    pub findings_modern: &'static [&'static str],
 }
 
 /// A transport `serve` speaks.
@@ -86,6 +92,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          JSONRPC_ERROR -32602 for an unknown tool; INPUT_REQUIRED for \
                          confirm_action round 1, or HTTP_ERROR 400 with -32021 when the client \
                          declared no elicitation capability)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "http_status_sequence",
@@ -106,6 +114,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          hits the first call after server/discover and tools/list); a non-2xx on \
                          server/discover stops a client that does not retry; normal verdicts for \
                          the others",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "jsonrpc_error",
@@ -121,6 +131,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          error finding, e.g. transport.http.400-header-mismatch for -32020; a code \
                          the revision does not define inside JSON-RPC's reserved range draws \
                          a finding too)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "tool_error",
@@ -132,6 +144,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "TOOL_ERROR",
         verdict_modern: "TOOL_ERROR",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "input_required",
@@ -151,6 +165,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         verdict_modern: "INPUT_REQUIRED for round 1; the retry's verdict is the tool's own \
                          (TOOL_SUCCESS); TOOL_ERROR if declined; HTTP_ERROR (400 with -32021) if \
                          the client declared no elicitation capability",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "legacy_result",
@@ -166,6 +182,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          revision the server implements) plus an error finding \
                          base.result-type.required (a 2026-07-28 server MUST send resultType); a \
                          client that knows the server speaks 2026-07-28 may refuse the result",
+        findings_legacy: &[],
+        findings_modern: &["base.result-type.required"],
     },
     ScenarioInfo {
         name: "invalid_result",
@@ -177,6 +195,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
         verdict_modern: "INVALID_TOOL_RESULT (error finding tools.result.content-required)",
+        findings_legacy: &["tools.result.content-required"],
+        findings_modern: &["tools.result.content-required"],
     },
     ScenarioInfo {
         name: "malformed_json",
@@ -188,6 +208,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
         verdict_modern: "MALFORMED_JSON (error finding jsonrpc.message.well-formed)",
+        findings_legacy: &["jsonrpc.message.well-formed"],
+        findings_modern: &["jsonrpc.message.well-formed"],
     },
     ScenarioInfo {
         name: "wrong_id",
@@ -202,6 +224,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          response id does not match the request)",
         verdict_modern: "INVALID_ENVELOPE (error finding jsonrpc.response.id-match: the \
                          response id does not match the request)",
+        findings_legacy: &["jsonrpc.response.id-match"],
+        findings_modern: &["jsonrpc.response.id-match"],
     },
     ScenarioInfo {
         name: "non2xx_valid_body",
@@ -214,6 +238,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "HTTP_ERROR (the status decides before the body)",
         verdict_modern: "HTTP_ERROR (the status decides before the body)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "html_error_page",
@@ -232,6 +258,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          transport.http.response-content-type: text/html is neither \
                          application/json nor text/event-stream); HTTP_ERROR with a non-2xx \
                          STATUS; never TOOL_SUCCESS",
+        findings_legacy: &["transport.http.response-content-type"],
+        findings_modern: &["transport.http.response-content-type"],
     },
     ScenarioInfo {
         name: "wrong_content_type",
@@ -248,6 +276,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         verdict_modern: "UNEXPECTED_CONTENT_TYPE (error finding \
                          transport.http.response-content-type: the server MUST use \
                          application/json or text/event-stream); never TOOL_SUCCESS",
+        findings_legacy: &["transport.http.response-content-type"],
+        findings_modern: &["transport.http.response-content-type"],
     },
     ScenarioInfo {
         name: "accepted_no_body",
@@ -263,6 +293,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         verdict_modern: "NO_RESPONSE (error finding transport.http.request-needs-response: 202 \
                          is for notifications; a request got no JSON-RPC response); never \
                          TOOL_SUCCESS",
+        findings_legacy: &["transport.http.request-needs-response"],
+        findings_modern: &["transport.http.request-needs-response"],
     },
     ScenarioInfo {
         name: "sse_progress",
@@ -281,12 +313,15 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         verdict_modern: "TOOL_SUCCESS when the request carries _meta.progressToken (without one \
                          the server makes a token up, and each progress notification draws an \
                          error finding transport.sse.progress)",
+        findings_legacy: &["transport.sse.progress"],
+        findings_modern: &["transport.sse.progress"],
     },
     ScenarioInfo {
         name: "sse_close_early",
         params: "",
         example: "sse_close_early",
-        injects: "tools/call answered as SSE with three progress notifications, then the chunked \
+        injects: "tools/call answered as SSE with three progress notifications (when the \
+                  request carries _meta.progressToken; none without one), then the chunked \
                   stream is terminated cleanly and the connection closed (Connection: close) \
                   before any final response. No event ids are sent, so nothing can be resumed.",
         layer: "framing",
@@ -298,13 +333,15 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end complete): the \
                          stream ended without the response; the request is lost and must be \
                          re-issued with a new id; not TOOL_SUCCESS",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "sse_reset",
         params: "",
         example: "sse_reset",
-        injects: "tools/call answered as SSE with one progress notification, then half of the \
-                  final result's event (mid-chunk), then a TCP reset (SO_LINGER 0 + close).",
+        injects: "tools/call answered as SSE with one progress notification (when the request \
+                  carries _meta.progressToken), then half of the final result's event (mid-chunk), then a TCP reset (SO_LINGER 0 + close).",
         layer: "transport",
         transports: HTTP,
         revisions: BOTH,
@@ -312,12 +349,15 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          partial event is not a response; not TOOL_SUCCESS",
         verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end reset): the \
                          partial event is not a response; not TOOL_SUCCESS",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "sse_stall",
         params: "[:SECONDS]  (default: the server's stall cap, 30 s)",
         example: "sse_stall:30",
-        injects: "tools/call answered as SSE with one progress notification, then silence until \
+        injects: "tools/call answered as SSE with one progress notification (when the request \
+                  carries _meta.progressToken), then silence until \
                   the client disconnects or SECONDS pass; then the server closes the connection \
                   without terminating the chunked stream.",
         layer: "transport",
@@ -327,6 +367,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          the client's idle timeout gives up on the stream; not TOOL_SUCCESS",
         verdict_modern: "DELIVERY_UNKNOWN (transport.sse.final-response; body end timeout) once \
                          the client's idle timeout gives up on the stream; not TOOL_SUCCESS",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "sse_malformed_event",
@@ -341,6 +383,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          response follows)",
         verdict_modern: "MALFORMED_JSON (error finding transport.sse.event-json; no final \
                          response follows)",
+        findings_legacy: &["transport.sse.event-json"],
+        findings_modern: &["transport.sse.event-json"],
     },
     ScenarioInfo {
         name: "rate_limited",
@@ -359,6 +403,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          only if replay is safe). The first POST is server/discover (or the \
                          first request a client sends), so a client that does not wait and \
                          retry cannot set up; later POSTs are served normally",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "server_request_on_stream",
@@ -377,6 +423,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          transport.sse.no-server-requests (MUST NOT: independent JSON-RPC \
                          request on the response stream); over stdio \
                          transport.stdio.no-server-requests (MUST NOT write requests to stdout)",
+        findings_legacy: &[],
+        findings_modern: &["transport.sse.no-server-requests"],
     },
     ScenarioInfo {
         name: "lenient",
@@ -417,6 +465,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          mrtr.missing-input-asked-again (warning); request_state draws no \
                          finding (tampered-state is not judged: the spec lets a server whose \
                          state decides nothing take it)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_banner",
@@ -432,6 +482,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          error finding transport.stdio.non-mcp-output",
         verdict_modern: "TOOL_SUCCESS for the calls; the answer the banner precedes carries an \
                          error finding transport.stdio.non-mcp-output",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_log_line",
@@ -444,6 +496,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
         revisions: BOTH,
         verdict_legacy: "TOOL_SUCCESS plus an error finding transport.stdio.non-mcp-output",
         verdict_modern: "TOOL_SUCCESS plus an error finding transport.stdio.non-mcp-output",
+        findings_legacy: &["transport.stdio.non-mcp-output"],
+        findings_modern: &["transport.stdio.non-mcp-output"],
     },
     ScenarioInfo {
         name: "stdio_pretty",
@@ -457,6 +511,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          message per line never receives it)",
         verdict_modern: "MALFORMED_JSON (transport.stdio.split-response: a client reading one \
                          message per line never receives it)",
+        findings_legacy: &["transport.stdio.embedded-newline"],
+        findings_modern: &["transport.stdio.embedded-newline"],
     },
     ScenarioInfo {
         name: "stdio_crash",
@@ -471,6 +527,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          unknown; restart the server, re-issue only a call safe to repeat)",
         verdict_modern: "DELIVERY_UNKNOWN (transport.stdio.ended-early: whether the tool ran is \
                          unknown; restart the server, re-issue only a call safe to repeat)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_partial_exit",
@@ -485,6 +543,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          line noted)",
         verdict_modern: "DELIVERY_UNKNOWN (transport.stdio.ended-early, with the partial last \
                          line noted)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_slow",
@@ -499,6 +559,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          timeout of its own)",
         verdict_modern: "TOOL_SUCCESS (a client that gives up first cancels, or sees a \
                          timeout of its own)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_stderr_chatter",
@@ -513,6 +575,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          transport.stdio.stderr-not-error is an applied default)",
         verdict_modern: "TOOL_SUCCESS, no finding (stderr is for logging; \
                          transport.stdio.stderr-not-error is an applied default)",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "stdio_after_cancel",
@@ -532,6 +596,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          (transport.stdio.response-after-cancel) plus an error finding \
                          transport.stdio.after-cancellation (MUST NOT); without one, \
                          TOOL_SUCCESS",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
     ScenarioInfo {
         name: "auth",
@@ -564,6 +630,8 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
                          .as-pkce-s256; step-up is HTTP_ERROR by \
                          transport.auth.403-insufficient-scope until the client steps up",
         verdict_modern: "As under 2025-11-25",
+        findings_legacy: &[],
+        findings_modern: &[],
     },
 ];
 

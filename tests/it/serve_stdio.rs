@@ -121,6 +121,16 @@ fn serve_records_the_verdict_naming_the_fault() {
                 Some(*outcome),
                 "{scenario} {rev}: {rec:?}"
             );
+            if info.transports == [Transport::Stdio] {
+                // One fault per scenario: the table names its error findings exactly.
+                let named = match rev {
+                    Protocol::V2025_11_25 => info.findings_legacy,
+                    Protocol::V2026_07_28 => info.findings_modern,
+                };
+                let named: BTreeSet<&str> = named.iter().copied().collect();
+                let got: BTreeSet<&str> = rec.error_findings.iter().map(String::as_str).collect();
+                assert_eq!(got, named, "{scenario} {rev}: the table's findings");
+            }
             let want: BTreeSet<String> = rules.iter().map(|r| r.to_string()).collect();
             assert_eq!(stdio_rules(rec), want, "{scenario} {rev}");
             // The table's promise starts with the outcome seen.

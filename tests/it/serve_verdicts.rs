@@ -1,6 +1,7 @@
 //! `serve` judges every `tools/call` answer it sends: the record carries the verdict's outcome,
 //! deciding rule, error findings and retry advice, and the outcome is the one the scenario
-//! table promises for the revision (`serve --list`).
+//! table promises for the revision (`serve --list`), with exactly the error findings the table
+//! names for it: one fault per scenario.
 
 use std::time::Duration;
 
@@ -53,6 +54,20 @@ fn serve_records_the_verdict_the_table_promises() {
             assert!(
                 promised.starts_with(&outcome),
                 "{} {rev}: serve judged what it sent {outcome}, the table promises {promised:?}",
+                info.name
+            );
+            // One fault per scenario: the error findings are exactly the ones it names.
+            let named = match rev {
+                Protocol::V2025_11_25 => info.findings_legacy,
+                Protocol::V2026_07_28 => info.findings_modern,
+            };
+            let mut want: Vec<&str> = named.to_vec();
+            want.sort_unstable();
+            let mut got: Vec<&str> = rec.error_findings.iter().map(String::as_str).collect();
+            got.sort_unstable();
+            assert_eq!(
+                got, want,
+                "{} {rev}: the error findings of the verdict on what serve sent",
                 info.name
             );
             assert!(rec.retry_advice.is_some(), "{} {rev}: no advice", info.name);
