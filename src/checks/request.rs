@@ -12,6 +12,8 @@ crate::check_api::declare_checks! {
         "the recorded request's MCP-Protocol-Version header is missing or differs from `_meta`";
     "request_standard_headers" => request_standard_headers, [], [], HTTP | REQUEST,
         "the recorded request lacks Mcp-Method/Mcp-Name or they differ from the body";
+    "log_level_rejected" => log_level_rejected, ["names"], ["names"], REQUEST | RESULT,
+        "a result (not a JSON-RPC error) answered a request whose `_meta` `io.modelcontextprotocol/logLevel` is none of `names`";
 }
 
 fn modern_request(cx: &Cx<'_>) -> bool {
@@ -64,6 +66,36 @@ fn request_standard_headers(cx: &Cx<'_>, _: &Params) -> Eval {
             .iter()
             .map(|p| Hit::new("", p.clone()))
             .collect(),
+    )
+}
+
+/// A request that asked for log messages at a level the protocol does not have, served with a
+/// result: the server should have rejected it (with a JSON-RPC error, e.g. -32602).
+fn log_level_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
+    let req = &cx.an.req;
+    if req.is_notification || cx.members().result.is_none() {
+        return Eval::NotApplicable;
+    }
+    let Some(level) = req
+        .meta
+        .and_then(|m| m.get(crate::vocab::protocol::meta::LOG_LEVEL))
+    else {
+        return Eval::NotApplicable;
+    };
+    if level
+        .as_str()
+        .is_some_and(|l| p.names.iter().any(|n| n == l))
+    {
+        return Eval::Pass;
+    }
+    Eval::hit(
+        "",
+        format!(
+            "the request's _meta {} is {}, which is not a log level ({}), yet the server answered with a result; it should reject the request with a JSON-RPC error (-32602 Invalid params)",
+            crate::vocab::protocol::meta::LOG_LEVEL,
+            crate::wire::excerpt(level.to_string().as_bytes(), 40),
+            p.names.join(", ")
+        ),
     )
 }
 
