@@ -13,6 +13,7 @@ mod framing;
 mod icons;
 mod meta;
 mod mrtr;
+pub(crate) mod param_headers;
 mod request;
 mod result;
 mod schema;
@@ -47,6 +48,7 @@ pub(crate) static ALL: &[&[CheckDef]] = &[
     auth::CHECKS,
     stdio::CHECKS,
     auth_documents::CHECKS,
+    param_headers::CHECKS,
 ];
 
 #[cfg(test)]
