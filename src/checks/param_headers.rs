@@ -34,6 +34,122 @@ fn x_mcp_header_annotations(cx: &Cx<'_>, _: &Params) -> Eval {
     Eval::from_hits(hits)
 }
 
+/// What is wrong with the `Mcp-Param-{Name}` headers of a recorded `tools/call` whose tool
+/// definition the exchange records (`tool`): for each property its `inputSchema` annotates
+/// with `x-mcp-header` (reached through `properties` keys only), a value in the arguments
+/// without its header, a header whose value has characters a header value may not carry or
+/// is a broken Base64 sentinel, or one that differs from the argument once decoded (integers
+/// compare numerically). A tool whose annotations are invalid is one a client must drop, so
+/// its headers are not judged.
+///
+/// 2026-07-28 basic/transports/streamable-http, Server Behavior for Custom Headers: "Any
+/// server that processes the message body **MUST** validate that encoded header values, after
+/// decoding if Base64-encoded, match the corresponding values in the request body."
+pub(crate) fn param_header_problems(cx: &Cx<'_>) -> Vec<String> {
+    let req = &cx.an.req;
+    let Some(tool) = cx.an.ex.tool.as_ref() else {
+        return Vec::new();
+    };
+    if req.method != Some("tools/call") || tool.get("name").and_then(Value::as_str) != req.tool_name
+    {
+        return Vec::new();
+    }
+    let schema = tool.get("inputSchema");
+    if schema.is_none() || x_mcp_header_problem(schema).is_some() {
+        return Vec::new();
+    }
+    let args = req.params.and_then(|p| p.get("arguments"));
+    let mut annotated = Vec::new();
+    mirrored(schema.unwrap_or(&Value::Null), args, &mut annotated);
+    let headers = &cx.an.ex.request.headers;
+    let mut problems = Vec::new();
+    for (suffix, body) in annotated {
+        let name = format!("{}{suffix}", crate::vocab::protocol::header::PARAM_PREFIX);
+        let body = body.filter(|v| v.is_string() || v.is_number() || v.is_boolean());
+        let Some(raw) = headers.get(&name) else {
+            if let Some(v) = body {
+                problems.push(format!(
+                    "the request has no {name} header, though its argument is {}",
+                    crate::wire::excerpt(v.to_string().as_bytes(), 40)
+                ));
+            }
+            continue;
+        };
+        if raw.chars().any(|c| c != '\t' && !(' '..='~').contains(&c)) {
+            problems.push(format!(
+                "the request's {name} header has characters a header value may not carry (only visible ASCII, spaces and tabs; other text is Base64-encoded)"
+            ));
+            continue;
+        }
+        let value = raw.trim();
+        let decoded = match value
+            .strip_prefix("=?base64?")
+            .and_then(|v| v.strip_suffix("?="))
+        {
+            None => Some(value.to_string()),
+            Some(inner) => {
+                use base64::Engine as _;
+                base64::engine::general_purpose::STANDARD
+                    .decode(inner)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+            }
+        };
+        let Some(decoded) = decoded else {
+            problems.push(format!(
+                "the request's {name} header ({}) is not a valid Base64 sentinel value",
+                crate::wire::excerpt(value.as_bytes(), 40)
+            ));
+            continue;
+        };
+        let Some(body) = body else {
+            // Absent or null in the arguments: the client should not have sent the header,
+            // which the request rules, not the server's validation, would judge.
+            continue;
+        };
+        let same = match body {
+            Value::String(s) => *s == decoded,
+            Value::Bool(b) => decoded == b.to_string(),
+            Value::Number(n) => {
+                n.to_string() == decoded
+                    || decoded
+                        .parse::<f64>()
+                        .ok()
+                        .zip(n.as_f64())
+                        .is_some_and(|(a, b)| a == b)
+            }
+            _ => true,
+        };
+        if !same {
+            problems.push(format!(
+                "the request's {name} header ({}) differs from its argument ({})",
+                crate::wire::excerpt(decoded.as_bytes(), 40),
+                crate::wire::excerpt(body.to_string().as_bytes(), 40)
+            ));
+        }
+    }
+    problems
+}
+
+/// The `x-mcp-header` names in `schema` (through `properties` only) with the argument value at
+/// each annotated property's path.
+fn mirrored<'a>(
+    schema: &Value,
+    args: Option<&'a Value>,
+    out: &mut Vec<(String, Option<&'a Value>)>,
+) {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (key, sub) in props {
+        let value = args.and_then(|a| a.get(key));
+        if let Some(h) = sub.get("x-mcp-header").and_then(Value::as_str) {
+            out.push((h.to_string(), value));
+        }
+        mirrored(sub, value, out);
+    }
+}
+
 /// Why a tool definition's `x-mcp-header` annotations are invalid, when they are: a value
 /// that is not a non-empty HTTP token, one on a property whose type is not integer, string or
 /// boolean, two values equal but for case, or an annotation that is not on a property

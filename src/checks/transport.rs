@@ -25,7 +25,7 @@ crate::check_api::declare_checks! {
     "notification_no_body" => notification_no_body, [], [], HTTP | NOTIFICATION,
         "a notification was accepted with a status other than 202 or with a body";
     "header_mismatch_rejected" => header_mismatch_rejected, ["code", "status"], ["code", "status"], HTTP | REQUEST,
-        "a 2xx other than a JSON-RPC error answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body";
+        "a 2xx other than a JSON-RPC error answered a request whose MCP-Protocol-Version header differs from `_meta`, or (for a request of this revision) whose Mcp-Method or Mcp-Name is missing or differs from the body, or whose Mcp-Param-* headers (for a tools/call whose tool definition the exchange records) are missing, badly encoded or differ from the arguments";
     "version_header_required" => version_header_required, ["code", "status"], ["code", "status"], HTTP | REQUEST,
         "a 2xx other than a JSON-RPC error answered a request that carries `_meta` protocolVersion but no MCP-Protocol-Version header";
     "bad_version_header_rejected" => bad_version_header_rejected, ["status"], ["status"], HTTP | REQUEST,
@@ -220,6 +220,7 @@ fn header_mismatch_rejected(cx: &Cx<'_>, p: &Params) -> Eval {
     // The standard headers are required of requests of this revision only.
     if version == cx.protocol.as_str() {
         problems.extend_from_slice(cx.standard_header_problems(standard_header_problems));
+        problems.extend(super::param_headers::param_header_problems(cx));
     }
     let s = cx.an.status();
     Eval::from_hits(
