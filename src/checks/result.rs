@@ -37,6 +37,8 @@ crate::check_api::declare_checks! {
         "the tool's `outputSchema` cannot judge a final result, or a schema member (`names`: `outputSchema` when not given, `inputSchema`) of a tool a `tools/list` result lists cannot be used: `value` names the problem, `dialect` (a `$schema` this judge does not support), `ref` (a `$ref` not resolvable within the schema; nothing is fetched) or `invalid` (not a valid schema in its dialect)";
     "server_info_present" => server_info_present, [], [], RESULT,
         "the result's `_meta` lacks `io.modelcontextprotocol/serverInfo`";
+    "task_timestamps" => task_timestamps, [], [], RESULT,
+        "a task handle's `createdAt` or `lastUpdatedAt` is a string that is not an ISO 8601 date and time (`2025-11-25T10:30:00Z`)";
 }
 
 fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -155,6 +157,91 @@ fn task_result(cx: &Cx<'_>, _: &Params) -> Eval {
     } else {
         Eval::Pass
     }
+}
+
+/// Whether `s` is an ISO 8601 calendar date and time in the extended format:
+/// `YYYY-MM-DDTHH:MM[:SS[.fraction]]` with an optional `Z` or `+HH:MM` / `-HH:MM` / `+HH` /
+/// `+HHMM` offset (`T` may not be left out, as ISO 8601 allows only by agreement).
+pub(crate) fn iso8601_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>, max: u32| {
+        b.get(r.clone()).is_some_and(|d| {
+            d.iter().all(u8::is_ascii_digit)
+                && d.iter().fold(0u32, |n, c| n * 10 + u32::from(c - b'0')) <= max
+        })
+    };
+    let positive =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().any(|&c| c != b'0'));
+    if !(num(0..4, 9999)
+        && b.get(4) == Some(&b'-')
+        && num(5..7, 12)
+        && positive(5..7)
+        && b.get(7) == Some(&b'-')
+        && num(8..10, 31)
+        && positive(8..10)
+        && b.get(10) == Some(&b'T')
+        && num(11..13, 24)
+        && b.get(13) == Some(&b':')
+        && num(14..16, 59))
+    {
+        return false;
+    }
+    let mut i = 16;
+    if b.get(i) == Some(&b':') {
+        // 60: a leap second.
+        if !num(i + 1..i + 3, 60) {
+            return false;
+        }
+        i += 3;
+        if matches!(b.get(i), Some(b'.' | b',')) {
+            let start = i + 1;
+            i = start;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return false;
+            }
+        }
+    }
+    match &b[i..] {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', rest @ ..] => match rest.len() {
+            2 => num(i + 1..i + 3, 23),
+            4 => num(i + 1..i + 3, 23) && num(i + 3..i + 5, 59),
+            5 => num(i + 1..i + 3, 23) && rest[2] == b':' && num(i + 4..i + 6, 59),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn task_timestamps(cx: &Cx<'_>, _: &Params) -> Eval {
+    let Some(task) = cx.result_if(&ResultKind::Task).and_then(|r| r.get("task")) else {
+        return Eval::NotApplicable;
+    };
+    let mut hits = Vec::new();
+    let mut any = false;
+    for field in ["createdAt", "lastUpdatedAt"] {
+        // A missing or non-string timestamp is a schema error, judged by the task's shape.
+        let Some(v) = task.get(field).and_then(JsonRef::as_str) else {
+            continue;
+        };
+        any = true;
+        if !iso8601_date_time(v) {
+            hits.push(Hit::new(
+                format!("/result/task/{field}"),
+                format!(
+                    "the task's {field} is \"{}\", not an ISO 8601 date and time (e.g. 2025-11-25T10:30:00Z)",
+                    crate::wire::excerpt(v.as_bytes(), 40)
+                ),
+            ));
+        }
+    }
+    if !any {
+        return Eval::NotApplicable;
+    }
+    Eval::from_hits(hits)
 }
 
 fn task_status_is(cx: &Cx<'_>, p: &Params) -> Eval {
@@ -461,5 +548,39 @@ fn server_info_present(cx: &Cx<'_>, _: &Params) -> Eval {
             "/result/_meta",
             "the result's `_meta` has no `io.modelcontextprotocol/serverInfo`",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn iso8601_date_times() {
+        use super::iso8601_date_time as ok;
+        for good in [
+            "2025-11-25T10:30:00Z",
+            "2025-11-25T10:30:00.123Z",
+            "2025-11-25T10:30:00,5+01:00",
+            "2025-11-25T10:30Z",
+            "2025-11-25T10:30:00-0530",
+            "2025-11-25T10:30:00+02",
+            "2025-11-25T10:30:00",
+            "2016-12-31T23:59:60Z",
+        ] {
+            assert!(ok(good), "{good}");
+        }
+        for bad in [
+            "",
+            "2025-11-25",
+            "2025-11-25 10:30:00Z",
+            "2025-13-01T00:00:00Z",
+            "2025-00-10T00:00:00Z",
+            "2025-11-25T10:30:00.Z",
+            "2025-11-25T10:30:00+5",
+            "1732530600",
+            "Tue, 25 Nov 2025 10:30:00 GMT",
+            "2025-11-25T10:30:00Zjunk",
+        ] {
+            assert!(!ok(bad), "{bad}");
+        }
     }
 }

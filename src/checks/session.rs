@@ -4,6 +4,7 @@
 
 use super::mrtr::missing_capability;
 use super::sequence::sequence;
+use crate::check_api::ResultKind;
 use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::vocab::http::reason_phrase;
 use crate::vocab::protocol::header;
@@ -21,6 +22,126 @@ crate::check_api::declare_checks! {
         "a request carried the MCP-Session-Id of a session that had ended (the exchange's `session.ended`) and got a status other than `status`; a transient 408, 429, 502, 503 or 504 is not judged";
     "session_id_visible_ascii" => session_id_visible_ascii, [], [], HTTP,
         "a session id the server issued (the response's MCP-Session-Id, or the exchange's `session.id`) has a character outside visible ASCII (0x21 to 0x7E)";
+    "server_capability_used" => server_capability_used, ["value"], ["value"], NONE,
+        "the server did what needs the capability `value` names (`tools`: answered a tools/call with a result; `logging`: sent notifications/message; `tasks`: answered a task-augmented tools/call with a task) without declaring it in the capabilities its `initialize` answer gave (the exchange's `initialize.serverCapabilities`)";
+    "tool_task_support" => tool_task_support, ["value"], ["value"], RESULT,
+        "a server that declared `tasks.requests.tools.call` (the exchange's `initialize.serverCapabilities`) answered with a result a tools/call that breaks the tool's `execution.taskSupport` (the exchange's `tool`): `forbidden` (also when absent) for a task-augmented call, `required` for a plain one";
+}
+
+/// The capabilities the server declared in its `initialize` answer, when the exchange records
+/// them.
+fn server_capabilities<'a>(cx: &Cx<'a>) -> Option<&'a serde_json::Map<String, serde_json::Value>> {
+    cx.an
+        .ex
+        .initialize
+        .as_ref()?
+        .server_capabilities
+        .as_ref()?
+        .as_object()
+}
+
+/// Whether the server declared task support for tools/call (`tasks.requests.tools.call`).
+fn declares_tool_tasks(caps: &serde_json::Map<String, serde_json::Value>) -> bool {
+    caps.get("tasks")
+        .and_then(|t| t.pointer("/requests/tools/call"))
+        .is_some_and(serde_json::Value::is_object)
+}
+
+fn server_capability_used(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(caps) = server_capabilities(cx) else {
+        return Eval::NotApplicable;
+    };
+    let declared = |name: &str| caps.get(name).is_some_and(serde_json::Value::is_object);
+    let req = &cx.an.req;
+    match p.value.as_deref() {
+        Some("tools") => {
+            if req.method != Some("tools/call") || cx.members().result.is_none() {
+                return Eval::NotApplicable;
+            }
+            if declared("tools") {
+                return Eval::Pass;
+            }
+            Eval::hit(
+                "/result",
+                "the server answered a tools/call with a result, but the capabilities of its initialize answer declare no `tools`",
+            )
+        }
+        Some("logging") => {
+            let Some(seq) = sequence(cx) else {
+                return Eval::NotApplicable;
+            };
+            if declared("logging") {
+                return Eval::Pass;
+            }
+            let mut hits = cx.hits();
+            for m in seq.messages {
+                if matches!(m.kind, MessageKind::Notification)
+                    && m.method() == Some("notifications/message")
+                {
+                    hits.push(|| {
+                        Hit::in_event(
+                            m.event,
+                            "",
+                            format!(
+                                "{} is a log message notification, but the capabilities of the server's initialize answer declare no `logging`",
+                                seq.at(m)
+                            ),
+                        )
+                    });
+                }
+            }
+            hits.into_eval()
+        }
+        Some("tasks") => {
+            if req.task.is_none() || cx.result_if(&ResultKind::Task).is_none() {
+                return Eval::NotApplicable;
+            }
+            if declares_tool_tasks(caps) {
+                return Eval::Pass;
+            }
+            Eval::hit(
+                "/result/task",
+                "the server answered a task-augmented tools/call with a task, but the capabilities of its initialize answer declare no `tasks.requests.tools.call`; it must process the call normally and ignore `params.task`",
+            )
+        }
+        _ => Eval::NotApplicable,
+    }
+}
+
+fn tool_task_support(cx: &Cx<'_>, p: &Params) -> Eval {
+    let req = &cx.an.req;
+    let (Some(caps), Some(tool)) = (server_capabilities(cx), cx.an.ex.tool.as_ref()) else {
+        return Eval::NotApplicable;
+    };
+    if req.method != Some("tools/call")
+        || tool.get("name").and_then(serde_json::Value::as_str) != req.tool_name
+        || !declares_tool_tasks(caps)
+        || cx.members().result.is_none()
+    {
+        return Eval::NotApplicable;
+    }
+    let support = tool
+        .pointer("/execution/taskSupport")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("forbidden");
+    let asked = req.task.is_some();
+    let name = excerpt(req.tool_name.unwrap_or_default().as_bytes(), 60);
+    match p.value.as_deref() {
+        Some("forbidden") if asked && support == "forbidden" => Eval::hit(
+            "",
+            format!(
+                "the tools/call asked to run {name} as a task, though the tool's execution.taskSupport is \"forbidden\" (or absent), yet the server answered with a result; it should answer error -32601 (Method not found)"
+            ),
+        ),
+        Some("required") if !asked && support == "required" => Eval::hit(
+            "",
+            format!(
+                "the tools/call ran {name} without a task, though the tool's execution.taskSupport is \"required\", yet the server answered with a result; it must answer error -32601 (Method not found)"
+            ),
+        ),
+        Some("forbidden" | "required") => Eval::Pass,
+        _ => Eval::NotApplicable,
+    }
 }
 
 /// An answer that says nothing about the request (the server is overloaded or a gateway
