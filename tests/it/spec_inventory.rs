@@ -3,7 +3,7 @@
 //! exchange cannot show it (the format is described in `spec-inventory/pages.toml`).
 //!
 //! The pages are read from the official specification (`MCP_SPEC_DIR`). The test fails when a
-//! page is neither inventoried nor listed in `pages.toml`, when a keyword sentence has no entry,
+//! page is neither inventoried nor listed in `pages.toml` (or listed as still pending), when a keyword sentence has no entry,
 //! when an entry matches no sentence (the page changed), when an entry's excerpt is not in its
 //! sentence, or when a mapped rule does not exist or does not apply to the page's revision. It
 //! prints the counts per page and revision.
@@ -377,13 +377,19 @@ fn every_keyword_sentence_in_scope_is_mapped_or_reasoned() {
             c.sentences, c.mapped, c.reasoned
         );
     }
+    // Every page in scope is inventoried: a page left pending is a sentence unaccounted for.
     for l in inv.index.page.iter().filter(|l| l.scope == Scope::Pending) {
-        eprintln!(
-            "pending: {} {} {}",
+        wrong.push(format!(
+            "pages.toml: {} {}{} is still pending: inventory it (spec-inventory/{}/{}.toml)",
             l.revision,
             l.page,
-            l.section.as_deref().unwrap_or("")
-        );
+            l.section
+                .as_deref()
+                .map(|s| format!("#{s}"))
+                .unwrap_or_default(),
+            l.revision,
+            l.page
+        ));
     }
     assert!(
         wrong.is_empty(),
