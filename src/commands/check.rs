@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use clap::{ArgMatches, Args, FromArgMatches, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::accept::accept_failing;
 use super::{
     CommandSettings, ProtocolArg, SettingsArgs, exit, load_engine, parse_protocol, protocols_of,
 };
@@ -79,8 +80,16 @@ struct Inner {
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Write the current failures to FILE as a baseline (then they do not fail this run).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "accept")]
     write_baseline: Option<PathBuf>,
+    /// Write the current verdicts into the `expect` entries that fail (nothing else in the
+    /// file changes) and show the diff; a file git could not restore (uncommitted changes,
+    /// untracked, or outside a repository) is left alone.
+    #[arg(long)]
+    accept: bool,
+    /// With --accept, also rewrite files that git could not restore.
+    #[arg(long, requires = "accept")]
+    accept_dirty: bool,
     /// List, per revision, every rule with the files that trigger and satisfy it; fail when a
     /// rule lacks either.
     #[arg(long)]
@@ -281,6 +290,19 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
         },
         None => None,
     };
+    if a.inner.accept
+        && a.inner
+            .paths
+            .iter()
+            .any(|p| crate::inputs::file::is_stdin(p))
+    {
+        return usage("--accept rewrites files: give their paths, not `-`");
+    }
+    if a.inner.accept && a.inner.protocol.is_some() {
+        return usage(
+            "--accept writes what each file's own revisions conclude: leave out --protocol",
+        );
+    }
     let mut stdin_exchange = None;
     let mut paths: Vec<PathBuf> = Vec::new();
     for p in &a.inner.paths {
@@ -356,6 +378,37 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
     };
     if let Some(pb) = &bar {
         pb.finish_and_clear();
+    }
+
+    if a.inner.accept {
+        let to_stdout = outputs
+            .iter()
+            .any(|(f, d)| *f == ReportFormat::Text && d.is_none());
+        let tally = if to_stdout {
+            let mut out = std::io::stdout().lock();
+            accept_failing(
+                &mut run,
+                &files,
+                &options,
+                a.inner.accept_dirty,
+                &mut out,
+                Style::stdout(g.color),
+            )
+        } else {
+            let style = Style {
+                color: g.color.colors(std::io::stderr().is_terminal()),
+            };
+            let mut out = std::io::stderr().lock();
+            accept_failing(
+                &mut run,
+                &files,
+                &options,
+                a.inner.accept_dirty,
+                &mut out,
+                style,
+            )
+        };
+        eprintln!("mcp-verdict check: {}", tally.line());
     }
 
     if let Some(path) = &a.inner.write_baseline {

@@ -1,6 +1,7 @@
 //! The `mcp-verdict` command line. `main` only parses arguments and calls in here; the library
 //! does the work.
 
+mod accept;
 mod auth_args;
 mod check;
 mod classify;

@@ -71,6 +71,16 @@ impl Style {
         self.paint("2", s)
     }
 
+    /// A line a diff removes (red).
+    pub fn removed(&self, s: &str) -> String {
+        self.paint("31", s)
+    }
+
+    /// A line a diff adds (green).
+    pub fn added(&self, s: &str) -> String {
+        self.paint("32", s)
+    }
+
     /// A severity, coloured.
     pub fn severity(&self, s: Severity) -> String {
         let text = format!("{:<7}", s.as_ref());

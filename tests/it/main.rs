@@ -8,6 +8,7 @@ mod support;
 
 mod body_tape;
 mod capped_judge;
+mod check_accept;
 mod check_cli;
 mod check_library;
 mod check_memory;

@@ -235,6 +235,17 @@ pub fn check_bytes(label: &str, bytes: &[u8], options: &CheckOptions<'_>) -> Fil
     check_held(label, None, Held::Bytes(bytes), options)
 }
 
+/// Checks an exchange file's bytes as the file at `path` (its per-path settings apply; no
+/// baseline applied), e.g. a file's new text before it is written.
+pub fn check_bytes_at(
+    label: &str,
+    path: &Path,
+    bytes: &[u8],
+    options: &CheckOptions<'_>,
+) -> FileResult {
+    check_held(label, Some(path), Held::Bytes(bytes), options)
+}
+
 /// Files at least this large are not held while they are judged: `check` reads such a file,
 /// builds the exchange, releases the bytes, judges, and reads the file again to locate the
 /// findings, so that the file's text and the judged exchange are not in memory together.

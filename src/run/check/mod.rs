@@ -36,6 +36,7 @@
 //! or above `--fail-on` whose rule the expectation does not list in `rules` do fail it.
 //! Failures listed in a baseline do not fail the run.
 
+mod accept;
 mod baseline;
 mod coverage;
 mod files;
@@ -48,9 +49,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use crate::inputs::corpus::{CorpusError, collect_files, path_list};
+pub use accept::{AcceptError, Accepted, accept, updated};
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
-pub use files::{CheckOptions, FailOn, check_bytes, check_files, check_one, run_check};
+pub use files::{
+    CheckOptions, FailOn, check_bytes, check_bytes_at, check_files, check_one, run_check,
+};
 pub(crate) use locator::{BodyGiven, locate_judgement};
 
 use crate::judge::EvalStatus;
