@@ -425,6 +425,36 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
     let summary_file = std::env::var_os("GITHUB_STEP_SUMMARY")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);
+    // Where a Markdown report that is cut points for the full one: another report's file.
+    let markdown = formats::markdown::Options {
+        full_report: [
+            ReportFormat::Html,
+            ReportFormat::Json,
+            ReportFormat::Sarif,
+            ReportFormat::Junit,
+            ReportFormat::Ndjson,
+        ]
+        .iter()
+        .find_map(|want| {
+            outputs
+                .iter()
+                .find(|(f, d)| f == want && d.is_some())
+                .and_then(|(_, d)| d.as_ref())
+        })
+        .map(|p| p.display().to_string()),
+        ..Default::default()
+    };
+    let render_to = |format: ReportFormat,
+                     options: TextOptions,
+                     w: &mut dyn std::io::Write|
+     -> std::io::Result<()> {
+        match format {
+            ReportFormat::Markdown => {
+                w.write_all(formats::markdown::render_with(&run, cov, &markdown).as_bytes())
+            }
+            _ => formats::render_to(format, &run, cov, options, w),
+        }
+    };
     for (format, dest) in &outputs {
         let style = if dest.is_none() {
             Style::stdout(g.color)
@@ -441,7 +471,7 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
             Some(p) => {
                 let written = std::fs::File::create(p).and_then(|f| {
                     let mut w = std::io::BufWriter::with_capacity(64 << 10, f);
-                    formats::render_to(*format, &run, cov, options, &mut w)?;
+                    render_to(*format, options, &mut w)?;
                     w.flush()
                 });
                 if let Err(e) = written {
@@ -451,7 +481,7 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
             None => {
                 let mut out = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
                 // A closed pipe (`| head`) is not an error worth a panic.
-                let _ = formats::render_to(*format, &run, cov, options, &mut out);
+                let _ = render_to(*format, options, &mut out);
                 let _ = out.flush();
             }
         }
@@ -463,7 +493,7 @@ pub(crate) fn run(a: CheckArgs, g: super::Global) -> ExitCode {
             .iter()
             .any(|(f, d)| *f == ReportFormat::Markdown && d.as_ref() == Some(path))
     {
-        let md = formats::markdown::render(&run, cov);
+        let md = formats::markdown::render_with(&run, cov, &markdown);
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -1,6 +1,12 @@
 //! `--format markdown`: for a GitHub job summary (`$GITHUB_STEP_SUMMARY`) or a PR comment: a
 //! summary table, failures with diffs, files not judged, stale baseline entries, and per
-//! revision a per-rule conformance table with spec links.
+//! revision a conformance line with a table of the rules some exchange triggered (with spec
+//! links; the rules only satisfied or not exercised are counted, and listed in the JSON and
+//! HTML reports).
+//!
+//! The report stays under [`LIMIT`] characters (a pull-request comment's limit on GitHub): its
+//! parts are written in that order, summary and failures first, and when the next part would
+//! not fit, the rest is left out with a note that says what was and where the full report is.
 
 use std::fmt::Write as _;
 
@@ -47,8 +53,99 @@ fn link(text: &str, url: &str) -> String {
     }
 }
 
-/// Renders the run.
+/// GitHub's limit on a pull-request comment's body, in characters; a report is kept under it
+/// (its length in bytes, at least its length in characters, is).
+pub const LIMIT: usize = 65_536;
+
+/// How to render.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The report is kept under this many bytes (at least the [`LIMIT`] room for the note
+    /// that says what was left out is kept).
+    pub limit: usize,
+    /// Where the full report is (e.g. the HTML report's file), for the note when parts are
+    /// left out.
+    pub full_report: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limit: LIMIT,
+            full_report: None,
+        }
+    }
+}
+
+/// Renders the run, under [`LIMIT`] characters.
 pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
+    render_with(run, coverage, &Options::default())
+}
+
+/// Room kept for the note on what was left out.
+const NOTE_ROOM: usize = 1024;
+
+/// Renders the run with options: the parts in order while they fit in `limit` (less room for
+/// the note), then the note on what was left out.
+pub fn render_with(run: &CheckRun, coverage: Option<&Coverage>, o: &Options) -> String {
+    let parts = parts(run, coverage);
+    let budget = o.limit.saturating_sub(NOTE_ROOM);
+    let mut out = String::new();
+    let mut left: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for (i, p) in parts.iter().enumerate() {
+        if !cut && (i == 0 || out.len() + p.text.len() <= budget) {
+            out.push_str(&p.text);
+        } else {
+            cut = true;
+            left.push(p.what);
+        }
+    }
+    if cut {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for w in left {
+            match counts.iter_mut().find(|(x, _)| *x == w) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((w, 1)),
+            }
+        }
+        let listed: Vec<String> = counts
+            .iter()
+            .map(|(w, n)| match w.split_once('|') {
+                Some((one, many)) => {
+                    if *n == 1 {
+                        format!("1 {one}")
+                    } else {
+                        format!("{n} {many}")
+                    }
+                }
+                None => w.to_string(),
+            })
+            .collect();
+        let full = match &o.full_report {
+            Some(f) => format!("the full report is {}", code(f)),
+            None => "for the full report, run `mcp-verdict check` again with `--format html --output FILE` (or `json`)".to_string(),
+        };
+        let _ = write!(
+            out,
+            "\n---\n\n**This report was cut to stay under {} characters**: left out are {}; {full}.\n",
+            LIMIT,
+            escape(&listed.join(", "))
+        );
+    }
+    out
+}
+
+/// One part of the report: its text, and what it is called in the note when it is left out
+/// (`singular|plural` for parts counted).
+struct Part {
+    text: String,
+    what: &'static str,
+}
+
+/// The report's parts, in order.
+fn parts(run: &CheckRun, coverage: Option<&Coverage>) -> Vec<Part> {
+    let mut parts = Vec::new();
     let s = run.summary();
     let code_ = run.exit_code(coverage.is_some());
     let mut out = String::new();
@@ -79,78 +176,88 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
             ""
         }
     );
+    parts.push(Part {
+        text: out,
+        what: "the summary",
+    });
 
     let failing: Vec<_> = run
         .results()
         .filter(|(_, r)| r.status.is_failure() || r.status == Status::Baselined)
         .collect();
-    if !failing.is_empty() {
-        let _ = writeln!(out, "\n### Failures\n");
-        for (f, r) in failing {
+    for (i, (f, r)) in failing.into_iter().enumerate() {
+        let mut out = String::new();
+        if i == 0 {
+            let _ = writeln!(out, "\n### Failures\n");
+        }
+        let _ = writeln!(
+            out,
+            "#### {} {} — {} — {}\n",
+            r.status.label(),
+            code(&f.file),
+            r.protocol,
+            code(r.outcome.as_str())
+        );
+        if let Some(d) = &r.diff {
+            let _ = writeln!(out, "```diff");
+            for line in d.lines(r.decided_by.as_deref()) {
+                // A fence cannot be closed from inside: lines start with - or +.
+                let _ = writeln!(out, "{}", crate::outputs::safe::text(&line));
+            }
+            let _ = writeln!(out, "```\n");
+        }
+        let listed: Vec<String> = r
+            .failures
+            .iter()
+            .filter(|x| x.baselined)
+            .map(|x| match (&x.rule, x.outcome) {
+                (Some(rule), _) => code(rule),
+                (None, Some(o)) => format!("outcome {}", code(o.as_str())),
+                _ => String::new(),
+            })
+            .collect();
+        if !listed.is_empty() {
+            let _ = writeln!(out, "Listed in the baseline: {}\n", listed.join(", "));
+        }
+        let shown: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|x| r.expected.is_some() || run.fail_on.fails(x.finding.severity))
+            .collect();
+        if !shown.is_empty() {
             let _ = writeln!(
                 out,
-                "#### {} {} — {} — {}\n",
-                r.status.label(),
-                code(&f.file),
-                r.protocol,
-                code(r.outcome.as_str())
+                "| Severity | Rule | Where | Message |\n|---|---|---|---|"
             );
-            if let Some(d) = &r.diff {
-                let _ = writeln!(out, "```diff");
-                for line in d.lines(r.decided_by.as_deref()) {
-                    // A fence cannot be closed from inside: lines start with - or +.
-                    let _ = writeln!(out, "{}", crate::outputs::safe::text(&line));
-                }
-                let _ = writeln!(out, "```\n");
-            }
-            let listed: Vec<String> = r
-                .failures
-                .iter()
-                .filter(|x| x.baselined)
-                .map(|x| match (&x.rule, x.outcome) {
-                    (Some(rule), _) => code(rule),
-                    (None, Some(o)) => format!("outcome {}", code(o.as_str())),
-                    _ => String::new(),
-                })
-                .collect();
-            if !listed.is_empty() {
-                let _ = writeln!(out, "Listed in the baseline: {}\n", listed.join(", "));
-            }
-            let shown: Vec<_> = r
-                .findings
-                .iter()
-                .filter(|x| r.expected.is_some() || run.fail_on.fails(x.finding.severity))
-                .collect();
-            if !shown.is_empty() {
+            for x in shown {
+                let f = &x.finding;
+                let place = crate::views::place(&f.path, f.event, f.line);
+                let at = match x.location {
+                    Some(l) => format!("{} (line {})", code(&place), l.line),
+                    None => code(&place),
+                };
                 let _ = writeln!(
                     out,
-                    "| Severity | Rule | Where | Message |\n|---|---|---|---|"
+                    "| {} | {} | {at} | {} |",
+                    x.finding.severity,
+                    link(&x.finding.rule, &x.finding.url),
+                    escape(&x.finding.message)
                 );
-                for x in shown {
-                    let f = &x.finding;
-                    let place = crate::views::place(&f.path, f.event, f.line);
-                    let at = match x.location {
-                        Some(l) => format!("{} (line {})", code(&place), l.line),
-                        None => code(&place),
-                    };
-                    let _ = writeln!(
-                        out,
-                        "| {} | {} | {at} | {} |",
-                        x.finding.severity,
-                        link(&x.finding.rule, &x.finding.url),
-                        escape(&x.finding.message)
-                    );
-                }
-                let _ = writeln!(out);
             }
-            for x in &r.omitted {
-                let _ = writeln!(out, "{} ({})\n", escape(&x.message), x.severity);
-            }
+            let _ = writeln!(out);
         }
+        for x in &r.omitted {
+            let _ = writeln!(out, "{} ({})\n", escape(&x.message), x.severity);
+        }
+        parts.push(Part {
+            text: out,
+            what: "failing result|failing results",
+        });
     }
 
     let errors: Vec<_> = run.input_errors().collect();
     if !errors.is_empty() {
+        let mut out = String::new();
         let _ = writeln!(
             out,
             "\n### Unreadable or invalid files (not judged)\n\n| File | Line | Column | Problem |\n|---|---:|---:|---|"
@@ -165,9 +272,14 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 escape(&e.message)
             );
         }
+        parts.push(Part {
+            text: out,
+            what: "the unreadable or invalid files",
+        });
     }
 
     if !run.stale.is_empty() {
+        let mut out = String::new();
         let _ = writeln!(
             out,
             "\n### Stale baseline entries\n\nThe listed failure no longer occurs: remove the entry.\n\n| File | Revision | Rule or outcome |\n|---|---|---|"
@@ -186,9 +298,14 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 code(&what)
             );
         }
+        parts.push(Part {
+            text: out,
+            what: "the stale baseline entries",
+        });
     }
 
     for c in &run.conformance {
+        let mut out = String::new();
         let _ = writeln!(
             out,
             "\n### Conformance {} ({} exchanges)\n\n{}. Counts are exchanges.\n",
@@ -196,32 +313,43 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
             c.exchanges,
             escape(&super::text::conformance_line(c))
         );
-        let _ = writeln!(
-            out,
-            "<details><summary>Per-rule table</summary>\n\n| Rule | Level | Severity | Layer | Satisfied | Triggered | Not applicable | State |\n|---|---|---|---|---:|---:|---:|---|"
-        );
-        for r in &c.rules {
+        let triggered: Vec<_> = c
+            .rules
+            .iter()
+            .filter(|r| r.state == RuleState::Triggered)
+            .collect();
+        if !triggered.is_empty() {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                link(&r.rule, &r.url),
-                escape(r.level.as_ref()),
-                r.severity.map_or("—".to_string(), |s| s.to_string()),
-                r.layer,
-                r.passed,
-                r.triggered,
-                r.not_applicable,
-                if r.state == RuleState::NotExercised {
-                    "**not exercised**"
-                } else {
-                    r.state.label()
-                }
+                "<details><summary>Rules some exchange triggered</summary>\n\n| Rule | Level | Severity | Layer | Satisfied | Triggered | Not applicable |\n|---|---|---|---|---:|---:|---:|"
             );
+            for r in triggered {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    link(&r.rule, &r.url),
+                    escape(r.level.as_ref()),
+                    r.severity.map_or("—".to_string(), |s| s.to_string()),
+                    r.layer,
+                    r.passed,
+                    r.triggered,
+                    r.not_applicable,
+                );
+            }
+            let _ = writeln!(out, "\n</details>\n");
         }
-        let _ = writeln!(out, "\n</details>");
+        let _ = writeln!(
+            out,
+            "The rules only satisfied or not exercised are listed, with their counts, in the JSON and HTML reports (`--format json`, `--format html`)."
+        );
+        parts.push(Part {
+            text: out,
+            what: "conformance table|conformance tables",
+        });
     }
 
     if let Some(cov) = coverage {
+        let mut out = String::new();
         let gaps: Vec<_> = cov.gaps().collect();
         let _ = writeln!(out, "\n### Rule coverage\n");
         if gaps.is_empty() {
@@ -245,6 +373,10 @@ pub fn render(run: &CheckRun, coverage: Option<&Coverage>) -> String {
                 );
             }
         }
+        parts.push(Part {
+            text: out,
+            what: "the rule coverage",
+        });
     }
-    out
+    parts
 }

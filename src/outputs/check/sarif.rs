@@ -2,11 +2,13 @@
 //! refuses a log that is not valid against the SARIF schema).
 //!
 //! One `run` per revision judged (`automationDetails.id` = `mcp-verdict/<revision>/`), whose
-//! `tool.driver.rules` hold one `reportingDescriptor` per rule active under that revision
-//! (`helpUri` = the rule's spec URL for the revision; `shortDescription` = title,
-//! `fullDescription` = what it checks; `help` = the cited sentence), then three descriptors of
-//! the tool itself: `mcp-verdict/expectation` (an expectation not met),
-//! `mcp-verdict/invalid-file` (a file not judged) and `mcp-verdict/stale-baseline`.
+//! `tool.driver.rules` hold one `reportingDescriptor` per rule of the table that a result of the
+//! run names (`helpUri` = the rule's spec URL for the revision; `shortDescription` = title,
+//! `fullDescription` = what it checks; `help` = the cited sentence), then those of the tool's
+//! own that a result names: `mcp-verdict/expectation` (an expectation not met),
+//! `mcp-verdict/invalid-file` (a file not judged) and `mcp-verdict/stale-baseline`. A rule no
+//! result names has no descriptor (the table's metadata would be most of the log; `rules ID`
+//! and the JSON report hold it).
 //!
 //! Results are what should be acted on ([`super::actions`]), and nothing else (code scanning
 //! shows every result as an alert and ignores `suppressions`): expectations not met (at the
@@ -288,17 +290,21 @@ impl Serialize for ResultsOut<'_, '_> {
         let index = |id: &str| r.index.get(id).copied();
         let mut seq = s.serialize_seq(None)?;
         for a in r.acts {
-            let belongs = match (a.protocol, r.protocol) {
-                (Some(ap), Some(p)) => ap == p,
-                // Files not judged belong to no revision: the first run carries them.
-                (None, _) => r.first,
-                (Some(_), None) => false,
-            };
-            if belongs {
+            if belongs(a, r.protocol, r.first) {
                 seq.serialize_element(&result(a, &index))?;
             }
         }
         seq.end()
+    }
+}
+
+/// Whether an action is a result of the run for revision `p` (`first`: the log's first run).
+fn belongs(a: &Action<'_>, p: Option<Protocol>, first: bool) -> bool {
+    match (a.protocol, p) {
+        (Some(ap), Some(p)) => ap == p,
+        // Files not judged belong to no revision: the first run carries them.
+        (None, _) => first,
+        (Some(_), None) => false,
     }
 }
 
@@ -308,15 +314,28 @@ fn run_out<'a>(
     ri: usize,
     p: Option<Protocol>,
 ) -> RunOut<'a> {
+    let named: std::collections::HashSet<&str> = acts
+        .iter()
+        .filter(|a| belongs(a, p, ri == 0))
+        .map(|a| a.rule.as_str())
+        .collect();
     let conf = p.and_then(|p| run.conformance.iter().find(|c| c.protocol == p));
     let mut rules: Vec<Value> = conf
         .map(|c| {
-            let mut rs: Vec<&crate::run::check::RuleConformance> = c.rules.iter().collect();
+            let mut rs: Vec<&crate::run::check::RuleConformance> = c
+                .rules
+                .iter()
+                .filter(|r| named.contains(r.rule.as_str()))
+                .collect();
             rs.sort_by(|a, b| a.rule.cmp(&b.rule));
             rs.into_iter().map(rule_descriptor).collect()
         })
         .unwrap_or_default();
-    rules.extend(tool_descriptors());
+    rules.extend(
+        tool_descriptors()
+            .into_iter()
+            .filter(|d| named.contains(d["id"].as_str().unwrap_or_default())),
+    );
     let mut index = std::collections::HashMap::new();
     for (i, d) in rules.iter().enumerate() {
         index
