@@ -138,7 +138,7 @@ pub fn conclusion(driver: &Value) -> Conclusion {
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("no conclusion");
-            format!("driver failed: {}", first_line(why, 120))
+            format!("driver failed: {}", first_line(why, 240))
         }
     };
     let kind = match kind {
@@ -151,13 +151,18 @@ pub fn conclusion(driver: &Value) -> Conclusion {
     }
 }
 
+/// The first line of `s`, cut at a word to at most `max` characters (with `…`).
 fn first_line(s: &str, max: usize) -> String {
     let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > max {
-        format!("{}...", line.chars().take(max).collect::<String>())
-    } else {
-        line.to_string()
+    if line.chars().count() <= max {
+        return line.to_string();
     }
+    let mut cut: String = line.chars().take(max).collect();
+    if let Some(space) = cut.rfind(' ') {
+        cut.truncate(space);
+    }
+    cut.push('…');
+    cut
 }
 
 /// The POSTs `serve` recorded, in order.

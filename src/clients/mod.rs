@@ -419,9 +419,10 @@ fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
             return failed(
                 "SpawnFailed",
                 format!(
-                    "cannot run {:?} in {}: {e} (is the client installed? see the manifest)",
-                    d.command,
-                    run.manifest.dir.display()
+                    "cannot run `{}` in {}: {e}; {}",
+                    d.command.join(" "),
+                    run.manifest.dir.display(),
+                    install_hint(run)
                 ),
             );
         }
@@ -475,20 +476,74 @@ fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
         },
         None => {
             let e = String::from_utf8_lossy(&stderr);
-            let tail: String = e
-                .chars()
-                .rev()
-                .take(400)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            failed(
-                "NoOutput",
-                format!("the driver printed nothing; stderr: {tail}"),
-            )
+            match missing_package(&e) {
+                Some(what) => failed(
+                    "NotInstalled",
+                    format!("{what} is not installed; {}", install_hint(run)),
+                ),
+                None => failed(
+                    "NoOutput",
+                    format!("the driver printed nothing; it said: {}", headline(&e)),
+                ),
+            }
         }
     }
+}
+
+/// What to run to install the drivers: the `install.sh` beside the manifest, else the package.
+fn install_hint(run: &CellRun<'_>) -> String {
+    let script = run.manifest.dir.join("install.sh");
+    if script.is_file() {
+        return format!("install the drivers with `bash {}`", script.display());
+    }
+    match &run.driver.package {
+        Some(p) => format!("install {p} where the manifest's command can find it"),
+        None => "install the client the manifest's command runs".to_string(),
+    }
+}
+
+/// The package a Node.js or Python driver could not import, from its stderr.
+fn missing_package(stderr: &str) -> Option<String> {
+    for line in stderr.lines() {
+        for (marker, close) in [
+            ("Cannot find package '", '\''),
+            ("Cannot find module '", '\''),
+            ("No module named '", '\''),
+        ] {
+            if let Some(at) = line.find(marker) {
+                let rest = &line[at + marker.len()..];
+                let name = &rest[..rest.find(close)?];
+                return Some(format!("`{}`", crate::outputs::safe::text(name)));
+            }
+        }
+    }
+    None
+}
+
+/// The line of a driver's stderr that says what went wrong (the first naming an error, else
+/// the last), without the stack trace, cut at a word.
+fn headline(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("at ") && !l.starts_with("File \""))
+        .collect();
+    let line = lines
+        .iter()
+        .find(|l| l.contains("Error") || l.contains("error:"))
+        .or(lines.last())
+        .copied()
+        .unwrap_or("(nothing on stderr)");
+    let line = crate::outputs::safe::text(line);
+    if line.chars().count() <= 200 {
+        return line.into_owned();
+    }
+    let mut cut: String = line.chars().take(200).collect();
+    if let Some(space) = cut.rfind(' ') {
+        cut.truncate(space);
+    }
+    cut.push('…');
+    cut
 }
 
 fn kill_group(child: &mut std::process::Child) {
@@ -503,4 +558,32 @@ fn kill_group(child: &mut std::process::Child) {
             .status();
     }
     let _ = child.kill();
+}
+
+#[cfg(test)]
+mod driver_error_tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_package_is_named() {
+        let node = "node:internal/modules/esm/resolve:873\n  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);\n        ^\n\nError [ERR_MODULE_NOT_FOUND]: Cannot find package '@modelcontextprotocol/sdk' imported from /x/ts-v1.mjs\n    at packageResolve (node:internal/modules/esm/resolve:873:9)\n";
+        assert_eq!(
+            missing_package(node).as_deref(),
+            Some("`@modelcontextprotocol/sdk`")
+        );
+        let py = "Traceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n    import mcp\nModuleNotFoundError: No module named 'mcp'\n";
+        assert_eq!(missing_package(py).as_deref(), Some("`mcp`"));
+        assert_eq!(missing_package("TypeError: x is not a function"), None);
+    }
+
+    #[test]
+    fn a_headline_is_the_error_line_cut_at_a_word() {
+        let trace = "file:///x/a.mjs:3\nTypeError: x is not a function\n    at main (file:///x/a.mjs:3:1)\n";
+        assert_eq!(headline(trace), "TypeError: x is not a function");
+        let long = format!("Error: {}", "word ".repeat(100));
+        let h = headline(&long);
+        assert!(h.ends_with("word…"), "{h}");
+        assert!(h.chars().count() <= 201);
+        assert_eq!(headline(""), "(nothing on stderr)");
+    }
 }

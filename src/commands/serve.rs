@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::serve::{
     DEFAULT_KEEP_RECORDS, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, ResponseMode, Scenario,
-    ServeConfig, Transport, render_list, serve_stdio,
+    ServeConfig, Transport, render_list, render_list_short, serve_stdio,
 };
 use crate::vocab::{Protocol, exit};
 
@@ -29,6 +29,10 @@ pub(crate) struct ServeArgs {
     /// expected verdict per revision, transports) and exit.
     #[arg(long)]
     pub list: bool,
+
+    /// With --list: one line per scenario (name, layer, transports, what it injects).
+    #[arg(long, requires = "list")]
+    pub short: bool,
 
     /// Speak stdio instead of HTTP: read JSON-RPC messages from stdin and write them on
     /// stdout, one per line, until stdin ends (give `mcp-verdict serve --stdio` to a client as
@@ -113,7 +117,11 @@ the last 1000 diagnostic records (--log writes every one).
 pub(crate) fn run(args: ServeArgs) -> ExitCode {
     super::set_redaction(args.no_redact, &[]);
     if args.list {
-        print!("{}", render_list());
+        if args.short {
+            print!("{}", render_list_short());
+        } else {
+            print!("{}", render_list());
+        }
         return ExitCode::SUCCESS;
     }
     if !args.path.starts_with('/') {

@@ -561,18 +561,12 @@ pub fn render_text_with(report: &ProbeReport, style: Style, show_stderr: bool) -
                 "{}",
                 style.bold(&format!("-- tools/call {}{round}{what}", esc(&x.call.name)))
             );
-            let seq: Vec<String> = r.steps[..x.steps_so_far]
-                .iter()
-                .map(|s| esc(&s.describe()).into_owned())
-                .collect();
-            let over = if r.process.is_some() { "" } else { "HTTP " };
-            let _ = writeln!(out, "   {over}so far: {}", seq.join(", "));
-            for s in &r.steps[shown..x.steps_so_far] {
-                if let Some(n) = &s.note {
-                    let _ = writeln!(out, "   note: {}: {}", esc(&s.describe()), esc(n));
-                }
+            // The requests this call made (its own, answers, rounds), one line each: what
+            // came before is above, not repeated.
+            for s in &r.steps[shown.min(x.steps_so_far)..x.steps_so_far] {
+                step_line(&mut out, s, style);
             }
-            shown = x.steps_so_far;
+            shown = shown.max(x.steps_so_far);
             for q in &x.server_requests {
                 let _ = writeln!(out, "   server request: {}", esc(q));
             }

@@ -125,5 +125,5 @@ pub use config::{
 };
 pub use http::{ServerHandle, start};
 pub use scenario::{Lenient, Scenario, ScenarioParseError, StdioFault};
-pub use scenario_table::{SCENARIOS, ScenarioInfo, Transport, render_list};
+pub use scenario_table::{SCENARIOS, ScenarioInfo, Transport, render_list, render_list_short};
 pub use stdio::{DRAIN, MAX_LINE, StdioServed, serve_stdio};

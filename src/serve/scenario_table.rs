@@ -673,6 +673,42 @@ pub fn render_list() -> String {
     out
 }
 
+/// The scenario table for `serve --list --short`: a header row, then one line per scenario
+/// (name, layer, transports, and what it injects, to its first sentence).
+pub fn render_list_short() -> String {
+    let width = SCENARIOS.iter().map(|s| s.name.len()).max().unwrap_or(0);
+    let mut out = format!(
+        "{:<width$}  {:<12} {:<11} INJECTS (serve --list tells all)\n",
+        "SCENARIO", "LAYER", "TRANSPORTS"
+    );
+    for s in SCENARIOS {
+        let transports: Vec<&str> = s.transports.iter().map(|t| t.as_str()).collect();
+        let injects = squeeze(s.injects);
+        let first = match injects.find(". ") {
+            Some(i) => &injects[..=i],
+            None => injects.as_str(),
+        };
+        out.push_str(&format!(
+            "{:<width$}  {:<12} {:<11} {}\n",
+            s.name,
+            s.layer,
+            transports.join(","),
+            cut(first, 90)
+        ));
+    }
+    out
+}
+
+/// `s` cut to at most `max` characters, with `…` when cut.
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max - 1).collect();
+    t.push('…');
+    t
+}
+
 /// Collapses the runs of spaces left by line continuations in the table.
 fn squeeze(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -681,6 +717,19 @@ fn squeeze(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_list_has_a_header_and_one_line_per_scenario() {
+        let short = render_list_short();
+        let lines: Vec<&str> = short.lines().collect();
+        assert!(lines[0].starts_with("SCENARIO "), "{}", lines[0]);
+        assert_eq!(lines.len(), SCENARIOS.len() + 1);
+        for (s, line) in SCENARIOS.iter().zip(&lines[1..]) {
+            assert!(line.starts_with(&format!("{} ", s.name)), "{line}");
+            assert!(line.contains(s.layer), "{line}");
+            assert!(line.chars().count() <= 160, "{line}");
+        }
+    }
 
     #[test]
     fn list_mentions_every_scenario() {

@@ -95,29 +95,16 @@ impl Shared {
         r.recent.iter().cloned().collect()
     }
 
-    /// Logs the record (file, stderr summary) and keeps it for [`super::ServerHandle::records`].
-    pub(crate) fn push_record(&self, record: DiagRecord) {
+    /// Logs the record (file, stderr line) and keeps it for [`super::ServerHandle::records`];
+    /// `via` is how the request came: `POST`, `GET`, `DELETE` or `stdio`.
+    pub(crate) fn push_record(&self, record: DiagRecord, via: &str) {
         if let Some(log) = &self.log {
             let mut f = log.lock().expect("log lock");
             let _ = writeln!(f, "{}", record.to_json_line());
             let _ = f.flush();
         }
         if self.config.echo_stderr {
-            let statuses: Vec<String> = record.http_statuses.iter().map(u16::to_string).collect();
-            eprintln!(
-                "POST#{} {} {} -> {} {} end={:?}{}",
-                record.post_count,
-                record.protocol_version.as_deref().unwrap_or("?"),
-                record.method.as_deref().unwrap_or("-"),
-                statuses.join(","),
-                record.content_type.as_deref().unwrap_or("(no body)"),
-                record.stream_end,
-                record
-                    .jsonrpc
-                    .error_code
-                    .map(|c| format!(" error={c}"))
-                    .unwrap_or_default()
-            );
+            eprintln!("{}", log_line(&record, via));
         }
         let keep = self.config.keep_records;
         {
@@ -131,5 +118,95 @@ impl Shared {
             }
         }
         self.records_changed.notify_all();
+    }
+}
+
+/// One line on stderr per request: its number among the POSTs, how it came, the method and
+/// revision, the answer (status, type, how the body ended, a JSON-RPC error's code) and, for a
+/// `tools/call`, the verdict on what was sent with the rule that decided it, e.g.
+/// `#4 POST tools/call 2025-11-25 -> 200 application/json, complete, JSON-RPC error -32602;
+/// verdict JSONRPC_ERROR (jsonrpc.error-response)`.
+pub(crate) fn log_line(r: &DiagRecord, via: &str) -> String {
+    use crate::views::diag::StreamEnd;
+    let mut s = String::new();
+    if r.post_count > 0 {
+        s.push_str(&format!("#{} ", r.post_count));
+    }
+    s.push_str(via);
+    if let Some(m) = &r.method {
+        s.push_str(&format!(" {m}"));
+    }
+    if let Some(p) = &r.protocol_version {
+        s.push_str(&format!(" {p}"));
+    }
+    s.push_str(" ->");
+    if !r.http_statuses.is_empty() {
+        let statuses: Vec<String> = r.http_statuses.iter().map(u16::to_string).collect();
+        s.push_str(&format!(" {}", statuses.join(",")));
+    }
+    match &r.content_type {
+        Some(ct) => s.push_str(&format!(" {ct},")),
+        None if r.http_statuses.is_empty() => {}
+        None => s.push_str(" (no body),"),
+    }
+    s.push_str(match r.stream_end {
+        StreamEnd::Complete => " complete",
+        StreamEnd::Eof => " closed before the end",
+        StreamEnd::Reset => " reset",
+        StreamEnd::Timeout => " timed out",
+        StreamEnd::Stall => " stalled",
+    });
+    if let Some(c) = r.jsonrpc.error_code {
+        s.push_str(&format!(", JSON-RPC error {c}"));
+    }
+    if let Some(o) = &r.outcome {
+        s.push_str(&format!("; verdict {o}"));
+        if let Some(rule) = &r.rule {
+            s.push_str(&format!(" ({rule})"));
+        }
+        if !r.error_findings.is_empty() {
+            s.push_str(&format!(
+                ", error findings: {}",
+                r.error_findings.join(", ")
+            ));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::diag::{Side, StreamEnd};
+
+    #[test]
+    fn log_lines_name_the_request_and_the_verdict() {
+        let mut r = DiagRecord::new(Side::Serve);
+        r.http_statuses = vec![405];
+        r.content_type = Some("text/plain; charset=utf-8".into());
+        assert_eq!(
+            log_line(&r, "GET"),
+            "GET -> 405 text/plain; charset=utf-8, complete"
+        );
+        r.post_count = 4;
+        r.method = Some("tools/call".into());
+        r.protocol_version = Some("2025-11-25".into());
+        r.http_statuses = vec![200];
+        r.content_type = Some("text/event-stream".into());
+        r.stream_end = StreamEnd::Reset;
+        r.outcome = Some("DELIVERY_UNKNOWN".into());
+        r.rule = Some("transport.sse.final-response".into());
+        assert_eq!(
+            log_line(&r, "POST"),
+            "#4 POST tools/call 2025-11-25 -> 200 text/event-stream, reset; verdict DELIVERY_UNKNOWN (transport.sse.final-response)"
+        );
+        let mut s = DiagRecord::new(Side::Serve);
+        s.method = Some("tools/list".into());
+        assert_eq!(log_line(&s, "stdio"), "stdio tools/list -> complete");
+        s.http_statuses = vec![202];
+        assert_eq!(
+            log_line(&s, "POST"),
+            "POST tools/list -> 202 (no body), complete"
+        );
     }
 }

@@ -14,6 +14,7 @@
 // The child runs with its working directory in node_modules: the CLI looks up its own
 // package.json as "../package.json" relative to the working directory before importing it.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { packageVersion, parseArgs, run, summarizeResult } from './common.mjs';
 
@@ -24,6 +25,11 @@ const cwd = fileURLToPath(new URL('./node_modules/', import.meta.url));
 await run('inspector-cli', packageVersion('@modelcontextprotocol/inspector-cli'), opts, async (state) => {
   if (opts.protocol !== '2025-11-25') {
     return { outcome: 'threw', error: { type: 'UnsupportedRevision', stage: 'setup', message: `the inspector CLI speaks 2025-11-25, not ${opts.protocol}` } };
+  }
+  if (!existsSync(cliPath)) {
+    // Not a conclusion of the client: the driver cannot run it.
+    const script = fileURLToPath(new URL('./install.sh', import.meta.url));
+    return { outcome: 'driver-failed', error: { type: 'NotInstalled', stage: 'setup', message: `\`@modelcontextprotocol/inspector-cli\` is not installed; install the drivers with \`bash ${script}\`` } };
   }
   // A stdio server's command words go where the URL goes; the CLI passes the options it does
   // not know (the server's own) on to the command.

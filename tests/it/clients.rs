@@ -148,6 +148,68 @@ fn a_driver_without_a_conclusion_fails_its_cell_and_the_run() {
     assert!(md.contains("**differs**: returned a result [^1]"), "{md}");
 }
 
+/// Runs the `tool_error` scenario under 2026-07-28 with `manifest`; the one cell's summary.
+fn one_cell_summary(manifest: &Path) -> String {
+    let jsonl = manifest.with_extension("jsonl");
+    let out = run(
+        bin()
+            .args(["clients", "--quiet", "--scenario", "tool_error"])
+            .args(["--protocol", "2026-07-28", "--drivers"])
+            .arg(manifest)
+            .arg("--jsonl")
+            .arg(&jsonl),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let cells = read_cells(&jsonl);
+    assert_eq!(cells.len(), 1);
+    assert_eq!(cells[0].agreement, Agreement::Failed);
+    cells[0].concluded.as_ref().unwrap().summary.clone()
+}
+
+#[test]
+fn a_driver_that_is_not_installed_says_what_to_install() {
+    let dir = temp_dir("clients-missing");
+    // A Python driver whose package is missing: its traceback is not shown, the package is.
+    std::fs::write(
+        dir.join("py.sh"),
+        "#!/bin/sh\ncat >&2 <<'EOF'\nTraceback (most recent call last):\n  File \"d.py\", line 1, in <module>\n    import mcp\nModuleNotFoundError: No module named 'mcp'\nEOF\nexit 1\n",
+    )
+    .unwrap();
+    let manifest = dir.join("py.toml");
+    std::fs::write(
+        &manifest,
+        "[[driver]]\nname = \"py\"\npackage = \"mcp\"\ncommand = [\"sh\", \"py.sh\"]\nrevisions = [\"2026-07-28\"]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        one_cell_summary(&manifest),
+        "driver failed: `mcp` is not installed; install mcp where the manifest's command can find it"
+    );
+    // With an install script beside the manifest, the hint is to run it.
+    std::fs::write(dir.join("install.sh"), "#!/bin/sh\n").unwrap();
+    let summary = one_cell_summary(&manifest);
+    assert!(
+        summary
+            .starts_with("driver failed: `mcp` is not installed; install the drivers with `bash ")
+            && summary.ends_with("install.sh`"),
+        "{summary}"
+    );
+    // A program that is not there.
+    let absent = dir.join("absent.toml");
+    std::fs::write(
+        &absent,
+        "[[driver]]\nname = \"absent\"\ncommand = [\"./no-such-driver\", \"x\"]\nrevisions = [\"2026-07-28\"]\n",
+    )
+    .unwrap();
+    let summary = one_cell_summary(&absent);
+    assert!(
+        summary.starts_with("driver failed: cannot run `./no-such-driver x` in ")
+            && summary.contains("install the drivers with `bash "),
+        "{summary}"
+    );
+}
+
 fn read_cells(path: &Path) -> Vec<Cell> {
     std::fs::read_to_string(path)
         .unwrap()

@@ -112,3 +112,76 @@ fn serves_and_logs() {
     assert_eq!(v["client"], "raw-test@0.0.1");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn list_short_is_one_line_per_scenario() {
+    let out = bin().args(["serve", "--list", "--short"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("SCENARIO"), "{}", lines[0]);
+    assert_eq!(lines.len(), SCENARIOS.len() + 1, "{text}");
+    let out = bin().args(["serve", "--short"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "--short needs --list");
+}
+
+/// `serve` and `probe` as processes: serve's stderr has one readable line per request (the
+/// HTTP method as sent, the verdict on each tools/call answer), probe's text one line per
+/// request it made, none repeated.
+#[test]
+fn serve_logs_and_probe_text_have_one_line_per_request() {
+    let dir = temp_dir("serve-probe-lines");
+    let err_path = dir.join("serve.err");
+    let mut child = bin()
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first
+        .trim_end()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    let probe = crate::support::cli::run(bin().args(["probe", &url, "--color", "never"]), None);
+    child.kill().unwrap();
+    let _ = child.wait();
+    let text = String::from_utf8(probe.stdout).unwrap();
+    assert!(!text.contains("so far"), "{text}");
+    // Per revision, the POSTs are numbered 1, 2, ... each on one line.
+    for block in text.split("\n== ").skip(1) {
+        let posts: Vec<u32> = block
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix('#'))
+            .filter(|l| l.contains(" POST "))
+            .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(posts.len() >= 4, "{block}");
+        assert_eq!(
+            posts,
+            (1..=posts.len() as u32).collect::<Vec<_>>(),
+            "{block}"
+        );
+    }
+    let log = std::fs::read_to_string(&err_path).unwrap();
+    assert!(!log.contains("end="), "{log}");
+    assert!(!log.contains("POST#"), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("GET ") && l.contains("-> 405")),
+        "{log}"
+    );
+    assert!(log.lines().any(|l| l.starts_with("DELETE ")), "{log}");
+    let calls: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(" POST tools/call "))
+        .collect();
+    assert!(!calls.is_empty(), "{log}");
+    for l in calls {
+        assert!(l.contains("; verdict "), "{l}");
+    }
+}

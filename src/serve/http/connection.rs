@@ -257,7 +257,7 @@ fn handle_request(shared: &Arc<Shared>, stream: &mut TcpStream, req: Request) ->
         judged::note_verdict(protocol, ex, &mut record);
     }
     record.ts = crate::views::diag::now_rfc3339();
-    shared.push_record(record);
+    shared.push_record(record, &req.method);
     after
 }
 
@@ -326,7 +326,7 @@ fn authorization(
     record.http_statuses.push(refusal.status);
     let after = write(stream, refusal);
     record.ts = crate::views::diag::now_rfc3339();
-    shared.push_record(record);
+    shared.push_record(record, &req.method);
     Some(after)
 }
 

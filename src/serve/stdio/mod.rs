@@ -233,7 +233,7 @@ impl Connection {
             // A notification gets no answer, whatever the dialogue thinks of it.
             drop(reply);
             record.ts = crate::views::diag::now_rfc3339();
-            self.shared.push_record(record);
+            self.shared.push_record(record, "stdio");
             return;
         }
         let (shared, out) = (Arc::clone(&self.shared), Arc::clone(&self.out));
@@ -281,7 +281,7 @@ impl Connection {
                 }
             }
             record.ts = crate::views::diag::now_rfc3339();
-            shared.push_record(record);
+            shared.push_record(record, "stdio");
         };
         match thread::Builder::new()
             .name("mcp-serve-stdio-reply".into())
