@@ -22,6 +22,10 @@ impl UreqHttp {
             .user_agent(user_agent)
             .timeout_connect(Some(connect))
             .timeout_global(Some(total))
+            // A connection per request, as the probe's own client: a server that closes after
+            // answering must not turn the next request into a reset.
+            .max_idle_connections(0)
+            .max_idle_connections_per_host(0)
             .build()
             .new_agent();
         UreqHttp { agent }

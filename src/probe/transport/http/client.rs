@@ -132,7 +132,13 @@ impl Client {
             .user_agent(format!("{product}/{}", env!("CARGO_PKG_VERSION")))
             .timeout_connect(Some(timeouts.connect))
             .timeout_per_read(Some(timeouts.idle))
-            .timeout_per_call(Some(timeouts.total));
+            .timeout_per_call(Some(timeouts.total))
+            // A connection per request: a server that ends a response and then closes its
+            // connection races the next request written on it, which then fails with a reset
+            // before any answer and would read as a server that did not respond. A probe sends
+            // a few dozen requests; a fresh connection for each costs nothing it would notice.
+            .max_idle_connections(0)
+            .max_idle_connections_per_host(0);
         if loopback {
             builder = builder.proxy(None);
         }
