@@ -39,6 +39,8 @@ crate::check_api::declare_checks! {
         "the result's `_meta` lacks `io.modelcontextprotocol/serverInfo`";
     "task_timestamps" => task_timestamps, [], [], RESULT,
         "a task handle's `createdAt` or `lastUpdatedAt` is a string that is not an ISO 8601 date and time (`2025-11-25T10:30:00Z`)";
+    "result_type_absent_modern" => result_type_absent_modern, [], [], RESULT,
+        "the result has no `resultType` and the exchange records that the server declared only this revision or later ones (`server.supportedVersions`)";
 }
 
 fn request_is_tools_call(cx: &Cx<'_>, _: &Params) -> Eval {
@@ -76,8 +78,20 @@ fn result_obj<'a>(cx: &Cx<'a>) -> Option<JsonRef<'a>> {
     cx.result().filter(|r| r.is_object())
 }
 
+/// Whether the exchange records that the server declared only this revision or later ones
+/// (`server.supportedVersions`): its results carry no `resultType` for no earlier revision's
+/// sake.
+fn server_only_modern(cx: &Cx<'_>) -> bool {
+    cx.an
+        .ex
+        .server
+        .as_ref()
+        .is_some_and(|s| s.only_from(cx.protocol.as_str()))
+}
+
 fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
-    if cx.profile.result_types.is_none() {
+    // A server known to speak no earlier revision gets no backward-compatible reading.
+    if cx.profile.result_types.is_none() || server_only_modern(cx) {
         return Eval::NotApplicable;
     }
     match result_obj(cx) {
@@ -85,6 +99,31 @@ fn result_type_absent(cx: &Cx<'_>, _: &Params) -> Eval {
             "/result/resultType",
             "the result has no `resultType`; it is read as \"complete\"",
         ),
+        Some(_) => Eval::Pass,
+        None => Eval::NotApplicable,
+    }
+}
+
+fn result_type_absent_modern(cx: &Cx<'_>, _: &Params) -> Eval {
+    if cx.profile.result_types.is_none() || !server_only_modern(cx) {
+        return Eval::NotApplicable;
+    }
+    match result_obj(cx) {
+        Some(_) if cx.result_members().result_type.is_none() => {
+            let declared = cx
+                .an
+                .ex
+                .server
+                .as_ref()
+                .map(|s| s.supported_versions.join(", "))
+                .unwrap_or_default();
+            Eval::hit(
+                "/result/resultType",
+                format!(
+                    "the result has no `resultType`, and the server declared only {declared} (server/discover): the backward-compatible reading is for servers of earlier revisions, so the result is not a final result"
+                ),
+            )
+        }
         Some(_) => Eval::Pass,
         None => Eval::NotApplicable,
     }

@@ -548,6 +548,7 @@ fn tools_call_record(
         session: None,
         retry: None,
         auth: None,
+        server: None,
         protocol: None,
     }))
 }

@@ -472,6 +472,7 @@ fn exchange_file_of(
                 ..r.clone()
             }),
         auth: ex.auth.clone(),
+        server: ex.server.clone(),
         expect: Default::default(),
     }
 }

@@ -236,6 +236,7 @@ impl Runner<'_> {
             name: Some(name),
             tool,
             initialize: self.negotiated.clone(),
+            server: self.declared.clone(),
             ..r.exchange.clone()
         }
     }

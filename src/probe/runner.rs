@@ -23,6 +23,9 @@ pub(super) struct Runner<'a> {
     pub(super) caps: Value,
     /// What `initialize` negotiated (2025-11-25), recorded with every exchange of the session.
     pub(super) negotiated: Option<crate::wire::exchange::Negotiated>,
+    /// The revisions the server declared in its `server/discover` answer (2026-07-28),
+    /// recorded with every exchange of the run.
+    pub(super) declared: Option<crate::wire::exchange::RecordedServer>,
     /// A revision the server said it supports instead of this one (UnsupportedProtocolVersion),
     /// which the probe speaks.
     pub(super) fallback: Option<Protocol>,
@@ -38,6 +41,7 @@ impl<'a> Runner<'a> {
             next_id: 0,
             caps: capabilities_for(&cfg.answers),
             negotiated: None,
+            declared: None,
             fallback: None,
             run: RevisionRun {
                 protocol: p,

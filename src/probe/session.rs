@@ -146,6 +146,9 @@ impl Runner<'_> {
                     server["serverInfo"] = sanitize_value(info);
                 }
                 self.run.server = Some(server);
+                self.declared = Some(crate::wire::exchange::RecordedServer {
+                    supported_versions: versions.iter().map(|v| v.to_string()).collect(),
+                });
                 if !versions.contains(&self.p.as_str()) {
                     return Err(Stop::Unsupported(format!(
                         "server/discover lists supportedVersions {versions:?}, without {}",

@@ -266,6 +266,28 @@ pub struct RecordedRetry {
     pub request_state_altered: bool,
 }
 
+/// What the client knew of the protocol revisions the server implements, as the server
+/// declared them: the `supportedVersions` of its `server/discover` answer (2026-07-28).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RecordedServer {
+    /// The protocol versions the server declared it supports.
+    pub supported_versions: Vec<String>,
+}
+
+impl RecordedServer {
+    /// Whether every version the server declared is `revision` or later: a server that speaks
+    /// none of the revisions before it (whose results carried no `resultType`). `false` when
+    /// it declared none.
+    pub fn only_from(&self, revision: &str) -> bool {
+        !self.supported_versions.is_empty()
+            && self
+                .supported_versions
+                .iter()
+                .all(|v| v.as_str() >= revision)
+    }
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -373,6 +395,12 @@ pub struct ExchangeFile {
     /// a request that left its token out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<RecordedAuth>,
+    /// The protocol revisions the server declared (the `supportedVersions` of its
+    /// `server/discover` answer), if known: a 2026-07-28 result without `resultType` from a
+    /// server that declared only 2026-07-28 or later is judged invalid, as a client that knows
+    /// it reads it, instead of complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<RecordedServer>,
     /// Expected verdicts, keyed by revision name, or `all` for every judged revision.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub expect: BTreeMap<String, Expectation>,
@@ -404,6 +432,8 @@ pub struct Exchange {
     pub retry: Option<RecordedRetry>,
     /// What the client knew of the server's authorization, if known.
     pub auth: Option<RecordedAuth>,
+    /// The protocol revisions the server declared, if known.
+    pub server: Option<RecordedServer>,
     /// Revisions named by the recording itself.
     pub protocol: Option<Vec<Protocol>>,
     /// A stdio exchange: what the client wrote and the server wrote back. The HTTP fields
@@ -458,6 +488,7 @@ impl Exchange {
             session: None,
             retry: None,
             auth: None,
+            server: None,
             protocol: None,
             stdio: None,
         }
@@ -536,6 +567,13 @@ impl ExchangeBuilder {
     /// What the client knew of the server's authorization.
     pub fn auth(mut self, auth: RecordedAuth) -> Self {
         self.ex.auth = Some(auth);
+        self
+    }
+
+    /// The protocol revisions the server declared (its `server/discover` answer's
+    /// `supportedVersions`).
+    pub fn server(mut self, server: RecordedServer) -> Self {
+        self.ex.server = Some(server);
         self
     }
 
@@ -789,6 +827,7 @@ impl ExchangeFile {
                         session: self.session,
                         retry: self.retry,
                         auth: self.auth,
+                        server: self.server,
                         protocol: self.protocol.as_ref().map(ProtocolField::revisions),
                         stdio: None,
                     },

@@ -73,6 +73,9 @@ fn twin(ex: &Exchange, revisions: &[mcp_verdict::Protocol]) -> Option<Exchange> 
     if let Some(r) = &ex.retry {
         b = b.retry(r.clone());
     }
+    if let Some(s) = &ex.server {
+        b = b.server(s.clone());
+    }
     Some(b.build())
 }
 

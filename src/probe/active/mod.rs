@@ -262,6 +262,7 @@ impl Runner<'_> {
         let exchange = Exchange {
             name: Some(format!("probe {} active {}", self.p, probe.check)),
             initialize: self.negotiated.clone(),
+            server: self.declared.clone(),
             // What the probe knows and one exchange does not show: the session the server
             // issued (and whether it ended), the result a retry answers.
             session: self.t.session_id().map(|id| RecordedSession {

@@ -202,6 +202,7 @@ impl HttpTransport {
             session: None,
             retry: None,
             auth: auth::record(self.auth.as_ref(), sent),
+            server: None,
             protocol: Some(vec![self.p]),
             stdio: None,
         }
