@@ -199,7 +199,7 @@ fn stdio_progress() -> Exchange {
         "{}\n",
         result(json!([{"type": "text", "text": TEXT}]), false)
     ));
-    Exchange::stdio(s.into_bytes()).request(request(1)).build()
+    Exchange::stdio(s.into_bytes()).request(request(42)).build()
 }
 
 /// The parse floor for a body: JSON parsed once, or an SSE stream split into events (blank
