@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::auth::RecordedAuth;
+use super::auth_record::RecordedAuth;
 use crate::vocab::Outcome;
 use crate::vocab::Protocol;
 use crate::wire::stdio::{ExitStatus, RecordedStdio, Stdio, StdioEnd};

@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod auth;
+pub mod auth_record;
 pub mod deep;
 pub mod exchange;
 pub mod hints;
