@@ -22,6 +22,60 @@ crate::check_api::declare_checks! {
         "a Bearer or DPoP challenge with `error` `value` came with an HTTP status other than `status`";
     "token_in_query" => query_token, [], [], HTTP,
         "the request URL carries an access token in its query string (`access_token`)";
+    "offline_access_listed" => offline_access_listed, ["value"], ["value"], HTTP,
+        "the scope `value` names is in the answer's Bearer or DPoP challenge `scope`, or in the `scopes_supported` of the protected resource metadata the exchange records";
+}
+
+/// A scope a protected resource should not ask for: the challenge's `scope` or the recorded
+/// protected resource metadata's `scopes_supported` names it.
+fn offline_access_listed(cx: &Cx<'_>, p: &Params) -> Eval {
+    let Some(scope) = p.value.as_deref() else {
+        return Eval::NotApplicable;
+    };
+    let mut seen = false;
+    let mut hits = Vec::new();
+    if let Some(list) = challenges(cx)
+        && let Some(c) = token_challenge(&list)
+        && let Some(v) = c.param(param::SCOPE)
+    {
+        seen = true;
+        if v.split_ascii_whitespace().any(|s| s == scope) {
+            hits.push(crate::check_api::Hit::new(
+                "",
+                format!(
+                    "the challenge of the HTTP {} answer asks for `{scope}` ({}); refresh tokens are no requirement of the resource",
+                    cx.an.status(),
+                    excerpt(c.describe().as_bytes(), 300)
+                ),
+            ));
+        }
+    }
+    if let Some(d) = cx
+        .an
+        .ex
+        .auth
+        .as_ref()
+        .and_then(|a| a.protected_resource_metadata.as_ref())
+        && let Some(listed) = d
+            .document
+            .get("scopes_supported")
+            .and_then(|v| v.as_array())
+    {
+        seen = true;
+        if listed.iter().any(|s| s.as_str() == Some(scope)) {
+            hits.push(crate::check_api::Hit::new(
+                "",
+                format!(
+                    "the protected resource metadata ({}) lists `{scope}` in scopes_supported; refresh tokens are no requirement of the resource",
+                    excerpt(d.url.as_bytes(), 200)
+                ),
+            ));
+        }
+    }
+    if !seen {
+        return Eval::NotApplicable;
+    }
+    Eval::from_hits(hits)
 }
 
 /// The challenges of the answer, when it has a readable `WWW-Authenticate`.
