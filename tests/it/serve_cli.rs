@@ -148,9 +148,22 @@ fn serve_logs_and_probe_text_have_one_line_per_request() {
         .unwrap()
         .to_string();
     let probe = crate::support::cli::run(bin().args(["probe", &url, "--color", "never"]), None);
+    let text = String::from_utf8(probe.stdout).unwrap();
+    // serve writes a tools/call's line once it has judged what it sent, which may come after
+    // the probe's last answer: wait (bounded) for as many as the probe made.
+    let made = text.matches(" POST tools/call ").count();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline
+        && std::fs::read_to_string(&err_path)
+            .unwrap_or_default()
+            .matches(" POST tools/call ")
+            .count()
+            < made
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     child.kill().unwrap();
     let _ = child.wait();
-    let text = String::from_utf8(probe.stdout).unwrap();
     assert!(!text.contains("so far"), "{text}");
     // Per revision, the POSTs are numbered 1, 2, ... each on one line.
     for block in text.split("\n== ").skip(1) {
