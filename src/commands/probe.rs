@@ -368,6 +368,7 @@ impl ProbeArgs {
                 shell: self.shell,
                 env: self.env.clone(),
                 cwd: self.cwd.clone(),
+                ..StdioCommand::new(Vec::new())
             }),
         };
         config.protocols = protocols;

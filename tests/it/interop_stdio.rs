@@ -38,6 +38,12 @@ fn package_script(package: &str) -> std::path::PathBuf {
 }
 
 fn probe_all(command: StdioCommand, calls: &[(&str, Value)]) -> ProbeReport {
+    // What is asserted is that each server exits once its stdin closes, not how fast it does
+    // on a loaded machine: an interpreter's teardown can outlast the 2 s the SDK clients wait.
+    let command = StdioCommand {
+        grace: Duration::from_secs(10),
+        ..command
+    };
     let mut c = ProbeConfig::stdio(command);
     c.calls = calls
         .iter()

@@ -28,6 +28,9 @@ pub struct StdioCommand {
     pub env: Vec<(String, String)>,
     /// The server's working directory (default: the probe's).
     pub cwd: Option<PathBuf>,
+    /// How long the server gets to exit once its stdin is closed, and again after SIGTERM
+    /// (default [`GRACE`], as long as the SDK clients wait).
+    pub grace: Duration,
 }
 
 impl StdioCommand {
@@ -38,6 +41,7 @@ impl StdioCommand {
             shell: false,
             env: Vec::new(),
             cwd: None,
+            grace: GRACE,
         }
     }
 
@@ -104,6 +108,7 @@ pub(crate) struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     events: Receiver<Event>,
+    grace: Duration,
     pub(crate) started: Instant,
 }
 
@@ -162,6 +167,7 @@ impl Server {
             child,
             stdin,
             events,
+            grace: command.grace,
             started: Instant::now(),
         };
         if let Err(e) = spawned {
@@ -202,21 +208,22 @@ impl Server {
         }
     }
 
-    /// Ends the server: closes its stdin and waits [`GRACE`], then SIGTERM and [`GRACE`]
-    /// again, then SIGKILL; reaps it and says which step ended it.
+    /// Ends the server: closes its stdin and waits its grace ([`GRACE`] unless the command
+    /// says otherwise), then SIGTERM and the grace again, then SIGKILL; reaps it and says which
+    /// step ended it.
     pub(crate) fn end(&mut self) -> Ending {
         if let Ok(Some(s)) = self.child.try_wait() {
             self.stdin = None;
             return Ending::Exited(Some(s));
         }
         self.stdin = None;
-        if let Some(s) = self.exit_status(GRACE) {
+        if let Some(s) = self.exit_status(self.grace) {
             return Ending::ClosedStdin(Some(s));
         }
         #[cfg(unix)]
         {
             self.signal(rustix::process::Signal::TERM);
-            if let Some(s) = self.exit_status(GRACE) {
+            if let Some(s) = self.exit_status(self.grace) {
                 return Ending::Terminated(Some(s));
             }
             self.signal(rustix::process::Signal::KILL);
