@@ -45,6 +45,7 @@
 //! | `oauth` | the OAuth 2.1 client of the authorization pages: discovery, registration, tokens |
 //! | `serve`, `probe` | the fault-injecting server and the probing client |
 //! | [`outputs`] | every output format, each a function of a prepared view |
+//! | `proxy` | the judging proxy between a real client and a real server |
 //! | `commands` | the command line |
 //!
 //! ## Features
@@ -52,8 +53,8 @@
 //! With `default-features = false` the library compiles the judge, the schemas, the rule
 //! table and the exchange, HAR and JSON Lines readers only. `reports` adds the corpus check
 //! and its report formats, `serve` the server, `probe` the client (`tls` for https), `clients`
-//! the client matrix (real MCP clients under `serve`'s scenarios), and `cli`
-//! (the default) all of them and the command line.
+//! the client matrix (real MCP clients under `serve`'s scenarios), `proxy` the
+//! judging proxy, and `cli` (the default) all of them and the command line.
 
 pub mod advice;
 pub(crate) mod check_api;
@@ -72,6 +73,8 @@ pub mod oauth;
 pub mod outputs;
 #[cfg(feature = "probe")]
 pub mod probe;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 pub mod rules;
 pub mod run;
 pub mod schema;

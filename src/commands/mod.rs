@@ -8,6 +8,7 @@ mod classify;
 mod clients;
 mod probe;
 mod progress;
+mod proxy;
 mod rules_cmd;
 mod serve;
 
@@ -70,6 +71,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Probe a live MCP server under each revision and judge every tools/call exchange.
     Probe(probe::ProbeArgs),
+    /// Relay a real MCP client's traffic to a real MCP server unchanged and judge every
+    /// tools/call as its answer completes.
+    Proxy(proxy::ProxyArgs),
     /// Run real MCP clients against serve's fault scenarios and compare what each concluded
     /// with the verdict on what it was sent (Markdown, HTML, JSON Lines).
     Clients(clients::ClientsArgs),
@@ -314,6 +318,7 @@ pub fn main() -> ExitCode {
         Command::Check(a) => check::run(a, g),
         Command::Probe(a) => probe::run(a, g),
         Command::Clients(a) => clients::run(a),
+        Command::Proxy(a) => proxy::run(a, g),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             let mut cmd = with_completion_values(Cli::command());

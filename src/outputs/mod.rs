@@ -13,9 +13,11 @@ pub mod jsonl;
 pub mod probe;
 #[cfg(feature = "probe")]
 pub mod probe_active;
+#[cfg(any(feature = "probe", feature = "proxy"))]
+pub(crate) mod record;
 pub mod rules;
 pub mod safe;
-mod style;
+pub(crate) mod style;
 pub mod transcript;
 pub mod verdict;
 

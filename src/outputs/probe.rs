@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,7 +15,7 @@ use crate::probe::{
 use crate::views::diag::{DiagRecord, Side, sanitize, sanitize_value};
 use crate::views::{JudgementOut, redact};
 use crate::vocab::Protocol;
-use crate::wire::exchange::{BodyEnd, ExchangeFile, ProtocolField, RecordedResponse};
+use crate::wire::exchange::{BodyEnd, ExchangeFile};
 
 /// The `probe --format json` document.
 #[derive(Debug, Clone, Serialize)]
@@ -208,7 +207,7 @@ impl ProbeReport {
         }
         for (i, x) in self.exchanges().enumerate() {
             let p = x.verdict().protocol;
-            let mut stem = format!("{:03}-{}-{}", i + 1, p, file_safe(&x.label));
+            let mut stem = format!("{:03}-{}-{}", i + 1, p, super::record::file_safe(&x.label));
             if x.round > 1 {
                 stem.push_str(&format!("-round{}", x.round));
             }
@@ -222,10 +221,10 @@ impl ProbeReport {
         for r in &self.runs {
             for (stem, ex, what) in super::probe_active::active_exchanges(r) {
                 i += 1;
-                let path = dir.join(format!("{i:03}-{}.json", file_safe(&stem)));
+                let path = dir.join(format!("{i:03}-{}.json", super::record::file_safe(&stem)));
                 let description =
                     format!("Recorded by mcp-verdict probe from {}: {what}", self.url);
-                let file = exchange_file_of(ex, r.protocol, description);
+                let file = super::record::exchange_file(ex, r.protocol, description);
                 let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
                 std::fs::write(&path, text + "\n")?;
                 paths.push(path);
@@ -241,13 +240,18 @@ impl ProbeReport {
                 paths.push(path);
             }
             for (i, x) in r.discovery.iter().enumerate() {
-                let stem = format!("setup-{}-{:02}-{}", r.protocol, i + 1, file_safe(&x.label));
+                let stem = format!(
+                    "setup-{}-{:02}-{}",
+                    r.protocol,
+                    i + 1,
+                    super::record::file_safe(&x.label)
+                );
                 let path = dir.join(format!("{stem}.json"));
                 let description = format!(
                     "Recorded by mcp-verdict probe from {}: {}, a discovery request of the setup",
                     self.url, x.label
                 );
-                let file = exchange_file_of(&x.exchange, r.protocol, description);
+                let file = super::record::exchange_file(&x.exchange, r.protocol, description);
                 let text = serde_json::to_string_pretty(&file).expect("exchange files serialize");
                 std::fs::write(&path, text + "\n")?;
                 paths.push(path);
@@ -382,20 +386,6 @@ fn posts_until(r: &RevisionRun, x: &CallExchange) -> u32 {
         .count() as u32
 }
 
-fn file_safe(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect()
-}
-
 /// The exchange file for a judged exchange: `protocol` set, no `expect`.
 pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
     let what = match &x.call.kind {
@@ -407,74 +397,7 @@ pub(super) fn exchange_file(x: &CallExchange, url: &str) -> ExchangeFile {
         "Recorded by mcp-verdict probe from {url}: tools/call {} ({what}), round {}",
         x.call.name, x.round
     );
-    exchange_file_of(&x.exchange, x.verdict().protocol, description)
-}
-
-/// The exchange file for an exchange judged under `protocol`: `protocol` set, no `expect`.
-fn exchange_file_of(
-    ex: &crate::wire::exchange::Exchange,
-    protocol: Protocol,
-    description: String,
-) -> ExchangeFile {
-    let (body, body_base64) = match std::str::from_utf8(&ex.body) {
-        Ok(_) if ex.body.is_empty() => (None, None),
-        // Redacted text stays JSON (or SSE) where it was: only string contents are replaced.
-        Ok(t) => (Some(redact::text(t).into_owned()), None),
-        Err(_) => (
-            None,
-            Some(base64::engine::general_purpose::STANDARD.encode(&ex.body)),
-        ),
-    };
-    ExchangeFile {
-        schema: None,
-        name: ex.name.clone(),
-        description: Some(description),
-        protocol: Some(ProtocolField::One(protocol)),
-        request: crate::wire::exchange::RecordedRequest {
-            body: ex.request.body.as_ref().map(redact::value),
-            ..ex.request.clone()
-        },
-        transport: ex
-            .stdio
-            .is_some()
-            .then_some(crate::wire::exchange::TransportName::Stdio),
-        response: ex.stdio.is_none().then(|| RecordedResponse {
-            status: ex.status,
-            headers: ex.response_headers.clone(),
-            body,
-            body_base64,
-            body_json: None,
-            end: ex.end,
-        }),
-        stdio: ex.stdio.as_ref().map(|s| {
-            let mut r = s.to_recorded(ex.request.body.as_ref());
-            // Redacted as a body is: only string contents are replaced.
-            for text in [&mut r.stdin, &mut r.stdout, &mut r.stderr]
-                .into_iter()
-                .flatten()
-            {
-                *text = redact::text(text).into_owned();
-            }
-            r
-        }),
-        tool: ex.tool.as_ref().map(redact::value),
-        initialize: ex.initialize.clone(),
-        session: ex.session.clone(),
-        retry: ex
-            .retry
-            .as_ref()
-            .map(|r| crate::wire::exchange::RecordedRetry {
-                input_requests: r.input_requests.as_ref().map(|m| {
-                    m.iter()
-                        .map(|(k, v)| (k.clone(), redact::value(v)))
-                        .collect()
-                }),
-                ..r.clone()
-            }),
-        auth: ex.auth.clone(),
-        server: ex.server.clone(),
-        expect: Default::default(),
-    }
+    super::record::exchange_file(&x.exchange, x.verdict().protocol, description)
 }
 
 fn diag_record(x: &CallExchange) -> DiagRecord {

@@ -16,15 +16,7 @@ use crate::judge::{Options, judge};
 use crate::views::redact;
 use crate::vocab::protocol::meta::PROGRESS_TOKEN;
 use crate::vocab::{Outcome, Protocol};
-use crate::wire::exchange::{Exchange, Headers};
-
-/// The revisions a call's exchange is judged under: the run's own only.
-fn single(p: Protocol) -> &'static [Protocol] {
-    match p {
-        Protocol::V2025_11_25 => &[Protocol::V2025_11_25],
-        Protocol::V2026_07_28 => &[Protocol::V2026_07_28],
-    }
-}
+use crate::wire::exchange::Exchange;
 
 impl Runner<'_> {
     pub(super) fn calls(&mut self) {
@@ -107,13 +99,13 @@ impl Runner<'_> {
             let judgement = judge(
                 &exchange,
                 &Options {
-                    protocols: Some(single(self.p)),
+                    protocols: Some(self.p.only()),
                     ..Options::default()
                 },
             )
             .expect("the revision is given explicitly");
             // Judged as received; kept (and so recorded and shown) with secrets redacted.
-            redact_headers(&mut exchange);
+            redact::exchange_headers(&mut exchange);
             let outcome = judgement.verdicts[0].outcome;
             let mut x = CallExchange {
                 label: label.clone(),
@@ -210,13 +202,13 @@ impl Runner<'_> {
         let Ok(judgement) = judge(
             &exchange,
             &Options {
-                protocols: Some(single(self.p)),
+                protocols: Some(self.p.only()),
                 ..Options::default()
             },
         ) else {
             return;
         };
-        redact_headers(&mut exchange);
+        redact::exchange_headers(&mut exchange);
         self.run.discovery.push(SetupExchange {
             label: label.to_string(),
             exchange,
@@ -239,65 +231,5 @@ impl Runner<'_> {
             server: self.declared.clone(),
             ..r.exchange.clone()
         }
-    }
-}
-
-/// Replaces the values of secret headers, request and response, by `[REDACTED]` under the
-/// policy in force ([`redact`]: `Authorization`, cookies, `*-Api-Key`, `*token*`, session ids
-/// and every header given with `--header`).
-pub(super) fn redact_headers(ex: &mut Exchange) {
-    let policy = redact::current();
-    if !policy.is_enabled() {
-        return;
-    }
-    let redacted = |h: &Headers| {
-        Headers::new(
-            h.iter()
-                .map(|(n, v)| (n.to_string(), policy.header(n, v).into_owned())),
-        )
-    };
-    ex.request.headers = redacted(&ex.request.headers);
-    ex.response_headers = redacted(&ex.response_headers);
-    // The session id recorded as context is redacted as the header it was sent in.
-    if let Some(s) = &mut ex.session {
-        s.id = policy
-            .header(crate::vocab::protocol::header::SESSION_ID, &s.id)
-            .into_owned();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn secret_headers_are_redacted() {
-        let mut ex = Exchange::new(
-            None,
-            200,
-            Headers::new([("Set-Cookie", "a=b"), ("Content-Type", "application/json")]),
-            Vec::new(),
-        );
-        ex.request.headers = Headers::new([
-            ("Authorization", "Bearer abc"),
-            ("X-Api-Key", "k"),
-            ("X-Auth-Token", "t"),
-            ("Mcp-Session-Id", "s"),
-            ("Accept", "application/json"),
-        ]);
-        redact_headers(&mut ex);
-        let values: Vec<&str> = ex.request.headers.iter().map(|(_, v)| v).collect();
-        assert_eq!(
-            values,
-            [
-                redact::REDACTED,
-                redact::REDACTED,
-                redact::REDACTED,
-                redact::REDACTED,
-                "application/json"
-            ]
-        );
-        let values: Vec<&str> = ex.response_headers.iter().map(|(_, v)| v).collect();
-        assert_eq!(values, [redact::REDACTED, "application/json"]);
     }
 }

@@ -34,6 +34,8 @@ use std::sync::RwLock;
 
 use serde_json::Value;
 
+use crate::wire::exchange::{Exchange, Headers};
+
 /// Replacement text for a redacted secret.
 pub const REDACTED: &str = "[REDACTED]";
 
@@ -690,10 +692,59 @@ fn run_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Replaces the values of secret headers, request and response, by `[REDACTED]` under the
+/// policy in force (`Authorization`, cookies, `*-Api-Key`, `*token*`, session ids and every
+/// header named to the policy).
+pub fn exchange_headers(ex: &mut Exchange) {
+    let policy = current();
+    if !policy.is_enabled() {
+        return;
+    }
+    let redacted = |h: &Headers| {
+        Headers::new(
+            h.iter()
+                .map(|(n, v)| (n.to_string(), policy.header(n, v).into_owned())),
+        )
+    };
+    ex.request.headers = redacted(&ex.request.headers);
+    ex.response_headers = redacted(&ex.response_headers);
+    // The session id recorded as context is redacted as the header it was sent in.
+    if let Some(s) = &mut ex.session {
+        s.id = policy
+            .header(crate::vocab::protocol::header::SESSION_ID, &s.id)
+            .into_owned();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn secret_headers_are_redacted() {
+        let mut ex = Exchange::new(
+            None,
+            200,
+            Headers::new([("Set-Cookie", "a=b"), ("Content-Type", "application/json")]),
+            Vec::new(),
+        );
+        ex.request.headers = Headers::new([
+            ("Authorization", "Bearer abc"),
+            ("X-Api-Key", "k"),
+            ("X-Auth-Token", "t"),
+            ("Mcp-Session-Id", "s"),
+            ("Accept", "application/json"),
+        ]);
+        exchange_headers(&mut ex);
+        let values: Vec<&str> = ex.request.headers.iter().map(|(_, v)| v).collect();
+        assert_eq!(
+            values,
+            [REDACTED, REDACTED, REDACTED, REDACTED, "application/json"]
+        );
+        let values: Vec<&str> = ex.response_headers.iter().map(|(_, v)| v).collect();
+        assert_eq!(values, [REDACTED, "application/json"]);
+    }
 
     fn t(s: &str) -> String {
         Policy::new().text(s).into_owned()

@@ -44,6 +44,15 @@ impl Protocol {
         <Protocol as strum::IntoEnumIterator>::iter()
     }
 
+    /// This revision alone, as the list [`crate::judge::Options::protocols`] takes (borrowed
+    /// for as long as a judgement may live).
+    pub fn only(self) -> &'static [Protocol] {
+        match self {
+            Protocol::V2025_11_25 => &[Protocol::V2025_11_25],
+            Protocol::V2026_07_28 => &[Protocol::V2026_07_28],
+        }
+    }
+
     /// The revision's name as it appears on the wire (`MCP-Protocol-Version`).
     pub fn as_str(self) -> &'static str {
         self.into()

@@ -37,7 +37,6 @@ mod modern;
 use serde_json::Value;
 
 use crate::judge::{Engine, Options, judge};
-use crate::probe::call::redact_headers;
 use crate::probe::runner::Runner;
 use crate::probe::transport::{Inbound, MetaEdit, Outbound};
 use crate::vocab::{Actor, Level, Protocol, Severity};
@@ -302,7 +301,7 @@ impl Runner<'_> {
         // The check's own rule first (as the probe listed its own finding first).
         c.findings.sort_by_key(|f| f.rule != probe.rule);
         let mut exchange = exchange;
-        redact_headers(&mut exchange);
+        crate::views::redact::exchange_headers(&mut exchange);
         c.exchange = Some((exchange, judgement));
 
         let code = error_code(&r);

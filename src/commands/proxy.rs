@@ -1,0 +1,150 @@
+//! `mcp-verdict proxy`: command-line entry point.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::Global;
+use crate::outputs::{ColorChoice, Style};
+use crate::proxy::{self, DEFAULT_MAX_COPY, ProxyConfig};
+use crate::vocab::exit;
+
+/// Put mcp-verdict between a real MCP client and a real MCP server: the traffic is relayed
+/// unchanged and every tools/call (and initialize, server/discover, tools/list) is judged as
+/// its answer completes.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = format!("{}\n{}", PROXY_NOTES, super::exit_help(&[
+    (exit::OK, "stopped (Ctrl-C or SIGTERM) with no error finding in what was judged"),
+    (exit::FINDINGS, "stopped, and an exchange had an error finding"),
+    (exit::USAGE, "usage: bad arguments, an upstream URL that cannot be read, or an address that cannot be bound"),
+    (exit::INPUT, "the log or the record folder could not be created"),
+])))]
+pub(crate) struct ProxyArgs {
+    /// The MCP endpoint to relay to, http:// or https://.
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+
+    /// Address to listen on (loopback by default; port 0 picks a free one). The first stdout
+    /// line is `listening on http://ADDR/PATH`, PATH being the upstream's.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+
+    /// Also trust the PEM certificates in FILE for an https upstream (a private CA).
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+
+    /// Write one JSON line per judged exchange to FILE: the `classify --jsonl` record (its
+    /// `line` is the exchange's number), or {"line": N, "error": ...} for one not judged.
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// Write each judged exchange as an exchange file into DIR (NNNN-REVISION-METHOD.json),
+    /// which `classify` and `check` judge again.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+
+    /// Copy at most this many bytes of one body for judging; a longer answer is relayed in
+    /// full and judged on its first BYTES, its verdict saying so.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_COPY, value_parser = parse_positive)]
+    pub max_copy: usize,
+
+    /// No line per exchange on stderr (the summary is still printed on exit).
+    #[arg(long)]
+    pub quiet: bool,
+
+    /// Show and record what went through as it is: no redaction of credentials
+    /// (Authorization, cookies, bearer tokens, keys, credential-named URL parameters) in any
+    /// line, log or record.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+fn parse_positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a whole number above 0")),
+    }
+}
+
+const PROXY_NOTES: &str = "The relay: every request is forwarded as it came, on an upstream \
+connection of its own client connection, with Host set to the upstream's; answers are written \
+back as they arrive (an SSE event when it is read, chunk framing as it was). Nothing is added, \
+retried or dropped; judging reads a copy on another thread and never holds the relay back. Each \
+judged exchange prints one line on stderr: number, method and tool, outcome, revision, deciding \
+rule, latency, error findings. The summary (calls per outcome, per tool, error findings by rule, \
+what was not judged) is printed on stderr when the proxy stops.
+
+Example:
+  mcp-verdict proxy --upstream http://127.0.0.1:3000/mcp --listen 127.0.0.1:8808 \\
+      --log calls.jsonl --record recorded/
+  (point the client at http://127.0.0.1:8808/mcp)
+";
+
+/// Runs the proxy until SIGINT or SIGTERM.
+pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
+    super::set_redaction(args.no_redact, &[]);
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        if let Err(e) = signal_hook::flag::register(signal, stop.clone()) {
+            eprintln!("mcp-verdict proxy: cannot handle signal {signal}: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    }
+    let config = ProxyConfig {
+        upstream: args.upstream.clone(),
+        listen: args.listen,
+        ca_file: args.ca_file.clone(),
+        max_copy: args.max_copy,
+        log: args.log.clone(),
+        record: args.record.clone(),
+        echo_stderr: !args.quiet,
+        style: stderr_style(g.color),
+    };
+    let handle = match proxy::start(config) {
+        Ok(h) => h,
+        Err(e @ proxy::ProxyError::Output { .. }) => {
+            eprintln!("mcp-verdict proxy: {e}");
+            return ExitCode::from(exit::INPUT);
+        }
+        Err(e) => {
+            eprintln!("mcp-verdict proxy: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "listening on {}", handle.url());
+    let _ = out.flush();
+    drop(out);
+    if !args.listen.ip().is_loopback() {
+        eprintln!(
+            "mcp-verdict proxy: warning: listening on {}, beyond loopback: anyone who can reach it can use the upstream through the proxy",
+            args.listen
+        );
+    }
+    eprintln!(
+        "mcp-verdict proxy: relaying {} to {} (Ctrl-C to stop)",
+        handle.url(),
+        crate::views::diag::sanitize(&args.upstream)
+    );
+    while !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let summary = handle.stop();
+    eprint!("{}", summary.render());
+    ExitCode::from(if summary.has_errors() {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    })
+}
+
+fn stderr_style(choice: ColorChoice) -> Style {
+    use std::io::IsTerminal;
+    Style {
+        color: choice.colors(std::io::stderr().is_terminal()),
+    }
+}
