@@ -50,7 +50,7 @@ pub use upstream::Upstream;
 use std::collections::HashMap;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -134,6 +134,7 @@ pub struct ProxyHandle {
     tally: Tally,
     stopping: Arc<AtomicBool>,
     clients: Arc<Mutex<HashMap<u64, TcpStream>>>,
+    ctx: Arc<relay::Ctx>,
 }
 
 impl ProxyHandle {
@@ -165,6 +166,12 @@ impl ProxyHandle {
         }
         // Wake the accept loop.
         let _ = TcpStream::connect(self.addr);
+        // What a client has read is told before the judge stops (a read is relayed and told
+        // in well under this).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while self.ctx.busy.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let _ = self.notes.send(Note::Stop);
         if let Some(j) = self.judge.take() {
             let _ = j.join();
@@ -240,12 +247,14 @@ pub fn start(config: ProxyConfig) -> Result<ProxyHandle, ProxyError> {
         max_copy: config.max_copy.max(1),
         next_tx: AtomicU64::new(0),
         next_conn: AtomicU64::new(0),
+        busy: AtomicUsize::new(0),
     });
     let stopping = Arc::new(AtomicBool::new(false));
     let clients: Arc<Mutex<HashMap<u64, TcpStream>>> = Arc::default();
     {
         let stopping = stopping.clone();
         let clients = clients.clone();
+        let ctx = ctx.clone();
         std::thread::Builder::new()
             .name("proxy-accept".into())
             .spawn(move || accept(listener, ctx, stopping, clients))
@@ -262,6 +271,7 @@ pub fn start(config: ProxyConfig) -> Result<ProxyHandle, ProxyError> {
         tally,
         stopping,
         clients,
+        ctx,
     })
 }
 

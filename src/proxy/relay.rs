@@ -13,7 +13,7 @@
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -35,6 +35,25 @@ pub(crate) struct Ctx {
     pub max_copy: usize,
     pub next_tx: AtomicU64,
     pub next_conn: AtomicU64,
+    /// Reads being relayed and told right now (the proxy waits for none before it stops
+    /// judging, so that what a client has read is judged).
+    pub busy: AtomicUsize,
+}
+
+/// Counts a read in [`Ctx::busy`] until dropped.
+struct Busy<'a>(&'a AtomicUsize);
+
+impl<'a> Busy<'a> {
+    fn new(n: &'a AtomicUsize) -> Busy<'a> {
+        n.fetch_add(1, Ordering::SeqCst);
+        Busy(n)
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Requests sent upstream whose answers have not begun, oldest first.
@@ -96,6 +115,7 @@ fn requests(
                 return;
             }
             Ok(n) => {
+                let _busy = Busy::new(&ctx.busy);
                 framer.feed(&buf[..n], &mut w);
                 if w.failed {
                     // The upstream took no more: the answers side reports how it ended.
@@ -203,6 +223,7 @@ fn answers(
         match reader.read(&mut buf) {
             Ok(0) => break false,
             Ok(n) => {
+                let _busy = Busy::new(&ctx.busy);
                 if client.write_all(&buf[..n]).is_err() {
                     // The client went away: so does the upstream connection.
                     drop(reader);

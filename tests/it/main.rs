@@ -46,6 +46,7 @@ mod probe_client;
 mod probe_record;
 mod probe_stdio;
 mod probe_wire;
+mod proxy_verdicts;
 mod proxy_wire;
 mod published_schemas;
 mod report_browser;
