@@ -390,10 +390,11 @@ fn failed(kind: &str, message: String) -> Value {
     serde_json::json!({"outcome": "driver-failed", "error": {"type": kind, "message": message}})
 }
 
-/// Runs the driver and returns its last stdout line as JSON (or a `driver-failed` line
-/// saying why there is none). The driver runs in its own process group, which is killed
-/// when it overruns.
-fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
+/// Runs the driver against `target`, an MCP endpoint's URL or a stdio server's command as a
+/// JSON array, and returns its last stdout line as JSON (or a `driver-failed` line saying why
+/// there is none). The driver runs in its own process group, which is killed when it overruns.
+/// `run.scenario` is not read: whatever serves `target` decides.
+pub fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
     let d = run.driver;
     let mut cmd = Command::new(program(run.manifest, &d.command[0]));
     cmd.args(&d.command[1..])

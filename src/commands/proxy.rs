@@ -52,6 +52,12 @@ pub(crate) struct ProxyArgs {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_COPY, value_parser = parse_positive)]
     pub max_copy: usize,
 
+    /// Serve a live page listing the exchanges as they are judged (newest first, filter by
+    /// outcome and tool, each opening its verdict with the cited sentence), on ADDR
+    /// (default: loopback, a free port). Its URL is the second stdout line, `live page on URL`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    pub ui: Option<SocketAddr>,
+
     /// No line per exchange on stderr (the summary is still printed on exit).
     #[arg(long)]
     pub quiet: bool,
@@ -103,6 +109,7 @@ pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
         record: args.record.clone(),
         echo_stderr: !args.quiet,
         style: stderr_style(g.color),
+        ui: args.ui,
     };
     let handle = match proxy::start(config) {
         Ok(h) => h,
@@ -117,6 +124,9 @@ pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
     };
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "listening on {}", handle.url());
+    if let Some(ui) = handle.ui_url() {
+        let _ = writeln!(out, "live page on {ui}");
+    }
     let _ = out.flush();
     drop(out);
     if !args.listen.ip().is_loopback() {

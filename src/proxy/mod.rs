@@ -16,8 +16,8 @@
 //!
 //! Each judged exchange goes to the sinks (`sinks`): a line on stderr (tool, outcome,
 //! deciding rule, latency), the `classify --jsonl` record in `--log`, an exchange file in
-//! `--record` that `classify` and `check` judge again the same way, and the [`Summary`]
-//! printed on exit.
+//! `--record` that `classify` and `check` judge again the same way, the live page of `--ui`
+//! (`ui`, `page`), and the [`Summary`] printed on exit.
 //!
 //! Layout: `upstream` reads the URL and connects (rustls for https), `framing` watches
 //! HTTP/1.1 messages go by, `relay` moves the bytes, `note` is what the relay tells the
@@ -37,10 +37,12 @@ mod framing;
 mod judged;
 mod live;
 mod note;
+mod page;
 mod relay;
 mod sessions;
 mod sinks;
 mod summary;
+mod ui;
 mod upstream;
 
 pub use judged::{Judged, Kind, Unjudged};
@@ -83,6 +85,8 @@ pub struct ProxyConfig {
     pub echo_stderr: bool,
     /// How those lines are styled.
     pub style: Style,
+    /// Serve the live page on this address (loopback: nothing on it asks who is looking).
+    pub ui: Option<SocketAddr>,
 }
 
 impl ProxyConfig {
@@ -97,6 +101,7 @@ impl ProxyConfig {
             record: None,
             echo_stderr: false,
             style: Style::default(),
+            ui: None,
         }
     }
 }
@@ -135,6 +140,7 @@ pub struct ProxyHandle {
     stopping: Arc<AtomicBool>,
     clients: Arc<Mutex<HashMap<u64, TcpStream>>>,
     ctx: Arc<relay::Ctx>,
+    ui: Option<SocketAddr>,
 }
 
 impl ProxyHandle {
@@ -146,6 +152,11 @@ impl ProxyHandle {
     /// The URL a client uses: the proxy's address with the upstream's path.
     pub fn url(&self) -> String {
         format!("http://{}{}", self.addr, self.path)
+    }
+
+    /// The live page's URL, when it is served.
+    pub fn ui_url(&self) -> Option<String> {
+        self.ui.map(|a| format!("http://{a}/"))
     }
 
     /// The summary so far.
@@ -223,6 +234,19 @@ pub fn start(config: ProxyConfig) -> Result<ProxyHandle, ProxyError> {
             },
         )?));
     }
+    let ui = match config.ui {
+        Some(addr) => {
+            let feed = Arc::new(ui::Feed::default());
+            sinks.push(Box::new(ui::FeedSink(feed.clone())));
+            Some(
+                ui::start(addr, feed, up.url.clone()).map_err(|source| ProxyError::Listen {
+                    what: format!("cannot serve the live page on {addr}"),
+                    source,
+                })?,
+            )
+        }
+        None => None,
+    };
     let listener = TcpListener::bind(config.listen).map_err(|source| ProxyError::Listen {
         what: format!("cannot listen on {}", config.listen),
         source,
@@ -272,6 +296,7 @@ pub fn start(config: ProxyConfig) -> Result<ProxyHandle, ProxyError> {
         stopping,
         clients,
         ctx,
+        ui,
     })
 }
 

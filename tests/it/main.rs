@@ -46,6 +46,8 @@ mod probe_client;
 mod probe_record;
 mod probe_stdio;
 mod probe_wire;
+mod proxy_clients;
+mod proxy_page;
 mod proxy_verdicts;
 mod proxy_wire;
 mod published_schemas;

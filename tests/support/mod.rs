@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests, one module per purpose.
 
+pub mod browser;
 pub mod cli;
 pub mod corpus;
 pub mod http;
