@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::Global;
 use crate::outputs::{ColorChoice, Style};
+use crate::proxy::stdio::StdioConfig;
 use crate::proxy::{self, DEFAULT_MAX_COPY, ProxyConfig};
 use crate::vocab::exit;
 
@@ -24,17 +25,33 @@ use crate::vocab::exit;
     (exit::INPUT, "the log or the record folder could not be created"),
 ])))]
 pub(crate) struct ProxyArgs {
-    /// The MCP endpoint to relay to, http:// or https://.
-    #[arg(long, value_name = "URL")]
-    pub upstream: String,
+    /// The MCP endpoint to relay to, http:// or https:// (the HTTP form).
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub upstream: Option<String>,
+
+    /// The stdio form: the server command and its arguments, after `--`. The proxy launches
+    /// it and relays stdin, stdout and stderr; a client runs `mcp-verdict proxy -- COMMAND
+    /// ARGS...` as its server command.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 
     /// Address to listen on (loopback by default; port 0 picks a free one). The first stdout
     /// line is `listening on http://ADDR/PATH`, PATH being the upstream's.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:0",
+        conflicts_with = "command"
+    )]
     pub listen: SocketAddr,
 
     /// Also trust the PEM certificates in FILE for an https upstream (a private CA).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "command")]
     pub ca_file: Option<PathBuf>,
 
     /// Write one JSON line per judged exchange to FILE: the `classify --jsonl` record (its
@@ -84,10 +101,19 @@ judged exchange prints one line on stderr: number, method and tool, outcome, rev
 rule, latency, error findings. The summary (calls per outcome, per tool, error findings by rule, \
 what was not judged) is printed on stderr when the proxy stops.
 
-Example:
+The stdio form, `proxy [OPTIONS] -- COMMAND ARGS...`, is what a client launches as its server \
+command: the proxy launches COMMAND and relays stdin, stdout and stderr as they come, writes \
+nothing of its own on stdout, and puts its lines on stderr between the server's lines. It ends \
+when the server does and exits with the server's status (128 + the signal's number for a \
+signal), not with the codes below; a SIGTERM or SIGINT is passed on to the server. --record \
+writes transcript.jsonl (for classify --transcript) beside the exchange files; the live page's \
+URL is printed on stderr.
+
+Examples:
   mcp-verdict proxy --upstream http://127.0.0.1:3000/mcp --listen 127.0.0.1:8808 \\
       --log calls.jsonl --record recorded/
   (point the client at http://127.0.0.1:8808/mcp)
+  mcp-verdict proxy --log calls.jsonl -- npx -y @modelcontextprotocol/server-everything
 ";
 
 /// Runs the proxy until SIGINT or SIGTERM.
@@ -100,8 +126,11 @@ pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
+    let Some(upstream) = args.upstream.clone() else {
+        return run_stdio(args, g, stop);
+    };
     let config = ProxyConfig {
-        upstream: args.upstream.clone(),
+        upstream: upstream.clone(),
         listen: args.listen,
         ca_file: args.ca_file.clone(),
         max_copy: args.max_copy,
@@ -138,7 +167,7 @@ pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
     eprintln!(
         "mcp-verdict proxy: relaying {} to {} (Ctrl-C to stop)",
         handle.url(),
-        crate::views::diag::sanitize(&args.upstream)
+        crate::views::diag::sanitize(&upstream)
     );
     while !stop.load(Ordering::SeqCst) {
         std::thread::sleep(Duration::from_millis(50));
@@ -150,6 +179,30 @@ pub(crate) fn run(args: ProxyArgs, g: Global) -> ExitCode {
     } else {
         exit::OK
     })
+}
+
+/// The stdio form: runs until the server ends; exits with the server's status.
+fn run_stdio(args: ProxyArgs, g: Global, stop: Arc<AtomicBool>) -> ExitCode {
+    let config = StdioConfig {
+        command: args.command,
+        max_copy: args.max_copy,
+        log: args.log,
+        record: args.record,
+        echo_stderr: !args.quiet,
+        style: stderr_style(g.color),
+        ui: args.ui,
+    };
+    match proxy::stdio::run(config, stop) {
+        Ok(run) => ExitCode::from(run.exit_code()),
+        Err(e @ proxy::ProxyError::Output { .. }) => {
+            eprintln!("mcp-verdict proxy: {e}");
+            ExitCode::from(exit::INPUT)
+        }
+        Err(e) => {
+            eprintln!("mcp-verdict proxy: {e}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
 }
 
 fn stderr_style(choice: ColorChoice) -> Style {

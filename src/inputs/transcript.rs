@@ -50,15 +50,19 @@ pub struct Session {
 
 /// A call in flight.
 struct Open {
-    call: usize,
+    call: Call,
     stdout: Vec<u8>,
     stderr: Vec<u8>,
     cancelled_at: Option<usize>,
 }
 
-/// What the session told so far.
+/// The session replayed entry by entry, as a recorder reading it live would: [`Replay::push`]
+/// gives back the calls each entry ended, [`Replay::finish`] the ones still open (ended
+/// `timeout`). [`read_session`] is a replay of a whole transcript; a live recorder (the stdio
+/// proxy) replays what it relays, so that it judges the calls `classify --transcript` judges
+/// in its transcript, the same way.
 #[derive(Default)]
-struct State {
+pub struct Replay {
     /// The id and params of the client's `initialize`, until its answer.
     initialize: Option<(Value, Map<String, Value>)>,
     negotiated: Option<Negotiated>,
@@ -66,6 +70,7 @@ struct State {
     listing: Vec<Value>,
     tools: BTreeMap<String, Value>,
     open: Vec<Open>,
+    other: BTreeMap<String, usize>,
 }
 
 /// Whether bytes look like a transcript rather than an exchange file: the first line that is
@@ -81,166 +86,197 @@ pub fn looks_like(bytes: &[u8]) -> bool {
 /// Reads a transcript into its calls.
 pub fn read_session(bytes: &[u8]) -> Result<Session, TranscriptError> {
     let entries = read(bytes)?;
-    let mut s = Session {
-        entries: entries.len(),
-        ..Session::default()
-    };
-    let mut st = State::default();
+    let mut r = Replay::default();
+    let mut calls = Vec::new();
     for e in &entries {
+        calls.extend(r.push(e));
+    }
+    calls.extend(r.finish());
+    calls.sort_by_key(|c| c.line);
+    Ok(Session {
+        entries: entries.len(),
+        calls,
+        other: r.other,
+    })
+}
+
+impl Replay {
+    /// Takes in one entry; returns the calls it ended (their answer, or the process's exit).
+    pub fn push(&mut self, e: &Entry) -> Vec<Call> {
         match e.dir {
-            Direction::Stdin => client_wrote(&mut s, &mut st, e),
-            Direction::Stdout => server_wrote(&mut s, &mut st, e),
+            Direction::Stdin => {
+                self.client_wrote(e);
+                Vec::new()
+            }
+            Direction::Stdout => self.server_wrote(e),
             Direction::Stderr => {
-                for o in &mut st.open {
+                for o in &mut self.open {
                     o.stderr.extend(e.written());
                 }
+                Vec::new()
             }
-            Direction::Exit => {
-                for o in std::mem::take(&mut st.open) {
-                    close(&mut s, o, StdioEnd::Exit, e.exit);
-                }
-            }
+            Direction::Exit => std::mem::take(&mut self.open)
+                .into_iter()
+                .map(|o| close(o, StdioEnd::Exit, e.exit))
+                .collect(),
         }
     }
-    for o in std::mem::take(&mut st.open) {
-        close(&mut s, o, StdioEnd::Timeout, None);
-    }
-    Ok(s)
-}
 
-fn client_wrote(s: &mut Session, st: &mut State, e: &Entry) {
-    let Ok(msg) = serde_json::from_slice::<Value>(&e.bytes) else {
-        *s.other.entry("(not JSON-RPC)".into()).or_default() += 1;
-        return;
-    };
-    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    let id = msg.get("id").cloned();
-    let params = msg.get("params").and_then(Value::as_object);
-    match (method, id) {
-        ("tools/call", Some(id)) => {
-            let tool = params
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let mut b = Exchange::stdio(Vec::new())
-                .stdin(e.written())
-                .request(msg.clone());
-            if let Some(def) = tool.as_ref().and_then(|t| st.tools.get(t)) {
-                b = b.tool(def.clone());
-            }
-            if let Some(n) = &st.negotiated {
-                b = b.initialize(n.clone());
-                let named = params
-                    .and_then(|p| p.get("_meta"))
-                    .and_then(|m| m.get(crate::vocab::protocol::meta::PROTOCOL_VERSION))
-                    .is_some();
-                if let (false, Some(p)) = (
-                    named,
-                    n.protocol_version.as_deref().and_then(Protocol::parse),
-                ) {
-                    b = b.protocols(vec![p]);
-                }
-            }
-            st.open.push(Open {
-                call: s.calls.len(),
-                stdout: Vec::new(),
-                stderr: Vec::new(),
-                cancelled_at: None,
-            });
-            s.calls.push(Call {
-                line: e.at,
-                id,
-                tool,
-                exchange: Box::new(b.build()),
-            });
-            return;
-        }
-        ("initialize", Some(id)) => {
-            st.initialize = Some((id, params.cloned().unwrap_or_default()));
-        }
-        ("tools/list", Some(id)) => st.listing.push(id),
-        ("notifications/cancelled", None) => {
-            let target = params.and_then(|p| p.get("requestId"));
-            for o in &mut st.open {
-                if target == Some(&s.calls[o.call].id) {
-                    o.cancelled_at.get_or_insert(o.stdout.len());
-                }
-            }
-        }
-        _ => {}
-    }
-    let what = if method.is_empty() {
-        "(not JSON-RPC)"
-    } else {
-        method
-    };
-    *s.other.entry(what.to_string()).or_default() += 1;
-}
-
-fn server_wrote(s: &mut Session, st: &mut State, e: &Entry) {
-    for o in &mut st.open {
-        o.stdout.extend(e.written());
-    }
-    if e.partial {
-        return;
-    }
-    let Ok(msg) = serde_json::from_slice::<Value>(&e.bytes) else {
-        return;
-    };
-    let Some(id) = msg.get("id").filter(|_| msg.get("method").is_none()) else {
-        return;
-    };
-    let result = msg.get("result").and_then(Value::as_object);
-    if let Some((init_id, params)) = &st.initialize
-        && init_id == id
-    {
-        let get = |k: &str| result.and_then(|r| r.get(k)).cloned();
-        st.negotiated = Some(Negotiated {
-            client_capabilities: params
-                .get("capabilities")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
-            protocol_version: get("protocolVersion").and_then(|v| v.as_str().map(str::to_string)),
-            client_info: params.get("clientInfo").cloned(),
-            server_capabilities: get("capabilities"),
-            server_info: get("serverInfo"),
-        });
-        st.initialize = None;
-    }
-    if let Some(i) = st.listing.iter().position(|l| l == id) {
-        st.listing.remove(i);
-        for t in result
-            .and_then(|r| r.get("tools"))
-            .and_then(Value::as_array)
+    /// The calls still open when the transcript ends: the recording stopped before their
+    /// answer (`timeout`).
+    pub fn finish(&mut self) -> Vec<Call> {
+        std::mem::take(&mut self.open)
             .into_iter()
-            .flatten()
+            .map(|o| close(o, StdioEnd::Timeout, None))
+            .collect()
+    }
+
+    /// The other messages the client wrote so far, by method (`(not JSON-RPC)` for a line that
+    /// is none), which are not judged.
+    pub fn other(&self) -> &BTreeMap<String, usize> {
+        &self.other
+    }
+
+    /// The calls under way.
+    pub fn open(&self) -> usize {
+        self.open.len()
+    }
+
+    fn client_wrote(&mut self, e: &Entry) {
+        let Ok(msg) = serde_json::from_slice::<Value>(&e.bytes) else {
+            *self.other.entry("(not JSON-RPC)".into()).or_default() += 1;
+            return;
+        };
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let id = msg.get("id").cloned();
+        let params = msg.get("params").and_then(Value::as_object);
+        match (method, id) {
+            ("tools/call", Some(id)) => {
+                let tool = params
+                    .and_then(|p| p.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let mut b = Exchange::stdio(Vec::new())
+                    .stdin(e.written())
+                    .request(msg.clone());
+                if let Some(def) = tool.as_ref().and_then(|t| self.tools.get(t)) {
+                    b = b.tool(def.clone());
+                }
+                if let Some(n) = &self.negotiated {
+                    b = b.initialize(n.clone());
+                    let named = params
+                        .and_then(|p| p.get("_meta"))
+                        .and_then(|m| m.get(crate::vocab::protocol::meta::PROTOCOL_VERSION))
+                        .is_some();
+                    if let (false, Some(p)) = (
+                        named,
+                        n.protocol_version.as_deref().and_then(Protocol::parse),
+                    ) {
+                        b = b.protocols(vec![p]);
+                    }
+                }
+                self.open.push(Open {
+                    call: Call {
+                        line: e.at,
+                        id,
+                        tool,
+                        exchange: Box::new(b.build()),
+                    },
+                    stdout: Vec::new(),
+                    stderr: Vec::new(),
+                    cancelled_at: None,
+                });
+                return;
+            }
+            ("initialize", Some(id)) => {
+                self.initialize = Some((id, params.cloned().unwrap_or_default()));
+            }
+            ("tools/list", Some(id)) => self.listing.push(id),
+            ("notifications/cancelled", None) => {
+                let target = params.and_then(|p| p.get("requestId"));
+                for o in &mut self.open {
+                    if target == Some(&o.call.id) {
+                        o.cancelled_at.get_or_insert(o.stdout.len());
+                    }
+                }
+            }
+            _ => {}
+        }
+        let what = if method.is_empty() {
+            "(not JSON-RPC)"
+        } else {
+            method
+        };
+        *self.other.entry(what.to_string()).or_default() += 1;
+    }
+
+    fn server_wrote(&mut self, e: &Entry) -> Vec<Call> {
+        for o in &mut self.open {
+            o.stdout.extend(e.written());
+        }
+        if e.partial {
+            return Vec::new();
+        }
+        let Ok(msg) = serde_json::from_slice::<Value>(&e.bytes) else {
+            return Vec::new();
+        };
+        let Some(id) = msg.get("id").filter(|_| msg.get("method").is_none()) else {
+            return Vec::new();
+        };
+        let result = msg.get("result").and_then(Value::as_object);
+        if let Some((init_id, params)) = &self.initialize
+            && init_id == id
         {
-            if let Some(name) = t.get("name").and_then(Value::as_str) {
-                st.tools.insert(name.to_string(), t.clone());
+            let get = |k: &str| result.and_then(|r| r.get(k)).cloned();
+            self.negotiated = Some(Negotiated {
+                client_capabilities: params
+                    .get("capabilities")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+                protocol_version: get("protocolVersion")
+                    .and_then(|v| v.as_str().map(str::to_string)),
+                client_info: params.get("clientInfo").cloned(),
+                server_capabilities: get("capabilities"),
+                server_info: get("serverInfo"),
+            });
+            self.initialize = None;
+        }
+        if let Some(i) = self.listing.iter().position(|l| l == id) {
+            self.listing.remove(i);
+            for t in result
+                .and_then(|r| r.get("tools"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(name) = t.get("name").and_then(Value::as_str) {
+                    self.tools.insert(name.to_string(), t.clone());
+                }
             }
         }
-    }
-    if let Some(i) = st
-        .open
-        .iter()
-        .position(|o| crate::wire::number::ids_equal(&s.calls[o.call].id, id))
-    {
-        let o = st.open.remove(i);
-        close(s, o, StdioEnd::Response, None);
+        match self
+            .open
+            .iter()
+            .position(|o| crate::wire::number::ids_equal(&o.call.id, id))
+        {
+            Some(i) => vec![close(self.open.remove(i), StdioEnd::Response, None)],
+            None => Vec::new(),
+        }
     }
 }
 
 /// Ends a call: its exchange gets what the server wrote meanwhile and how it ended.
-fn close(s: &mut Session, o: Open, end: StdioEnd, exit: Option<ExitStatus>) {
-    let Some(stdio) = s.calls[o.call].exchange.stdio.as_deref_mut() else {
-        return;
-    };
-    stdio.stdout = o.stdout;
-    stdio.stderr = Some(o.stderr).filter(|e| !e.is_empty());
-    stdio.end = end;
-    stdio.exit = exit;
-    stdio.cancelled_at = o.cancelled_at;
+fn close(o: Open, end: StdioEnd, exit: Option<ExitStatus>) -> Call {
+    let mut call = o.call;
+    if let Some(stdio) = call.exchange.stdio.as_deref_mut() {
+        stdio.stdout = o.stdout;
+        stdio.stderr = Some(o.stderr).filter(|e| !e.is_empty());
+        stdio.end = end;
+        stdio.exit = exit;
+        stdio.cancelled_at = o.cancelled_at;
+    }
+    call
 }
 
 #[cfg(test)]

@@ -14,6 +14,10 @@
 //! and judging never holds the relay back: the relay hands a copy of each body, bounded by
 //! [`ProxyConfig::max_copy`] per message, to the judging thread (`live`) and goes on.
 //!
+//! **stdio** ([`stdio::run`]): `proxy -- COMMAND ARGS...`, launched by a client as its server
+//! command, launches the server and relays its three streams; each `tools/call` is judged as
+//! `classify --transcript` judges a transcript.
+//!
 //! Each judged exchange goes to the sinks (`sinks`): a line on stderr (tool, outcome,
 //! deciding rule, latency), the `classify --jsonl` record in `--log`, an exchange file in
 //! `--record` that `classify` and `check` judge again the same way, the live page of `--ui`
@@ -41,6 +45,7 @@ mod page;
 mod relay;
 mod sessions;
 mod sinks;
+pub mod stdio;
 mod summary;
 mod ui;
 mod upstream;
@@ -199,7 +204,7 @@ impl Drop for ProxyHandle {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -216,6 +221,7 @@ pub fn start(config: ProxyConfig) -> Result<ProxyHandle, ProxyError> {
     if config.echo_stderr {
         sinks.push(Box::new(sinks::StderrLines {
             style: config.style,
+            shared: None,
         }));
     }
     if let Some(p) = &config.log {

@@ -29,6 +29,17 @@ pub(crate) trait Sink: Send {
 /// and the error findings' rules.
 pub(crate) struct StderrLines {
     pub style: Style,
+    /// The stderr the stdio form shares with the server's (`None`: this process's own).
+    pub shared: Option<std::sync::Arc<super::stdio::SharedStderr>>,
+}
+
+impl StderrLines {
+    fn write(&self, line: &str) {
+        match &self.shared {
+            Some(s) => s.line(&format!("mcp-verdict proxy: {line}")),
+            None => eprintln!("mcp-verdict proxy: {line}"),
+        }
+    }
 }
 
 /// The line [`StderrLines`] writes for a judged exchange (without colour when `style` has
@@ -60,24 +71,20 @@ impl Sink for StderrLines {
     fn judged(&mut self, j: &Judged) {
         if j.kind == Kind::Setup && j.judgement.verdicts[0].findings.is_empty() {
             // A clean setup answer is shown as such, briefly.
-            eprintln!(
-                "mcp-verdict proxy: {}",
-                line(j, self.style).replace(" NOT_A_TOOL_CALL", " ok")
-            );
+            self.write(&line(j, self.style).replace(" NOT_A_TOOL_CALL", " ok"));
             return;
         }
-        eprintln!("mcp-verdict proxy: {}", line(j, self.style));
+        self.write(&line(j, self.style));
     }
 
     fn unjudged(&mut self, u: &Unjudged) {
-        eprintln!("mcp-verdict proxy: {}", unjudged_line(u));
+        self.write(&unjudged_line(u));
     }
 
     fn trouble(&mut self, why: &str) {
-        eprintln!(
-            "mcp-verdict proxy: {}",
-            crate::outputs::safe::text(&crate::views::redact::text(why))
-        );
+        self.write(&crate::outputs::safe::text(&crate::views::redact::text(
+            why,
+        )));
     }
 }
 

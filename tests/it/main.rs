@@ -48,6 +48,7 @@ mod probe_stdio;
 mod probe_wire;
 mod proxy_clients;
 mod proxy_page;
+mod proxy_stdio;
 mod proxy_verdicts;
 mod proxy_wire;
 mod published_schemas;

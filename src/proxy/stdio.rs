@@ -1,0 +1,684 @@
+//! `proxy -- COMMAND ARGS...`: the stdio form. A client launches the proxy as its server
+//! command; the proxy launches the real server and relays, byte for byte and as each read
+//! returns, the client's stdin to the server's stdin, the server's stdout to the client, and
+//! the server's stderr to its own stderr. Nothing is added to stdout, which carries the
+//! protocol; the proxy's own lines go to stderr between the server's lines, never inside one.
+//!
+//! Every line either side wrote is told to the judging thread, which replays the session as
+//! `classify --transcript` reads a transcript ([`crate::inputs::transcript::Replay`]): each
+//! `tools/call` is judged when its response line arrives (or the server exits, or the proxy
+//! stops), under the revision `initialize` negotiated or the request names, with the tool's
+//! definition from the last `tools/list` answer. `--record DIR` writes the session's
+//! transcript (`transcript.jsonl`, which `classify --transcript` judges again to the same
+//! verdicts) and an exchange file per judged call.
+//!
+//! Every line is told to the judging thread before it is written on: a request before the
+//! server can have answered it, an answer before the client can have acted on it (a
+//! `tools/call` sent once the `tools/list` answer was read is known to come after it). Telling
+//! is a copy of the line onto a channel, which never waits for the judge. The proxy ends when the server does, and
+//! exits with the server's status (128 + the signal's number for a server ended by a signal).
+//! A SIGTERM or SIGINT to the proxy is passed on to the server; if it has not exited
+//! [`KILL_AFTER`] later, it is killed.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::judged::{Judged, Kind, Unjudged};
+use super::sinks::{self, Sink};
+use super::summary::{Summary, Tally};
+use super::{ProxyError, lock, ui};
+use crate::inputs::transcript::{Call, Replay};
+use crate::judge::{Engine, Options, judge, revisions_of};
+use crate::outputs::Style;
+use crate::wire::stdio::ExitStatus;
+use crate::wire::stdio::transcript::{Direction, Entry, TranscriptWriter};
+
+/// How long the server gets to exit after the proxy passed it a SIGTERM or SIGINT.
+pub const KILL_AFTER: Duration = Duration::from_secs(5);
+
+/// Bytes read at once from any stream.
+const READ_BUF: usize = 64 * 1024;
+
+/// How to run the stdio form.
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    /// The server command: the program and its arguments.
+    pub command: Vec<String>,
+    /// The most bytes of one line copied for judging; a longer line is relayed in full and
+    /// the call it belongs to is said not to be judged in full.
+    pub max_copy: usize,
+    /// Write the `classify --jsonl` record of each judged call to this file.
+    pub log: Option<PathBuf>,
+    /// Write the session's transcript and an exchange file per judged call into this folder.
+    pub record: Option<PathBuf>,
+    /// Print a line per judged call on stderr.
+    pub echo_stderr: bool,
+    /// How those lines are styled.
+    pub style: Style,
+    /// Serve the live page on this address.
+    pub ui: Option<SocketAddr>,
+}
+
+impl StdioConfig {
+    /// The stdio form for `command`, judging quietly.
+    pub fn new(command: Vec<String>) -> StdioConfig {
+        StdioConfig {
+            command,
+            max_copy: super::DEFAULT_MAX_COPY,
+            log: None,
+            record: None,
+            echo_stderr: false,
+            style: Style::default(),
+            ui: None,
+        }
+    }
+}
+
+/// How a stdio run ended.
+#[derive(Debug)]
+pub struct StdioRun {
+    /// What was judged.
+    pub summary: Summary,
+    /// How the server ended.
+    pub exit: Option<std::process::ExitStatus>,
+}
+
+impl StdioRun {
+    /// The status the proxy exits with: the server's (128 + the signal for a signal).
+    pub fn exit_code(&self) -> u8 {
+        let Some(s) = self.exit else { return 1 };
+        let e = exit_status(s);
+        match (e.code, e.signal) {
+            (Some(c), _) => c.clamp(0, 255) as u8,
+            (None, Some(sig)) => (128 + sig).clamp(0, 255) as u8,
+            _ => 1,
+        }
+    }
+}
+
+/// The proxy's stderr, shared by the server's relayed stderr and the proxy's own lines: a
+/// line of the proxy waits while the server is in the middle of one of its lines, so that it
+/// never splits it.
+pub(crate) struct SharedStderr {
+    state: Mutex<StderrState>,
+}
+
+struct StderrState {
+    /// The server's stderr ended its last write in the middle of a line.
+    mid_line: bool,
+    waiting: Vec<String>,
+}
+
+impl SharedStderr {
+    fn new() -> Arc<SharedStderr> {
+        Arc::new(SharedStderr {
+            state: Mutex::new(StderrState {
+                mid_line: false,
+                waiting: Vec::new(),
+            }),
+        })
+    }
+
+    /// Relays bytes the server wrote on its stderr, then the proxy's lines that waited for
+    /// the end of its line.
+    fn server(&self, bytes: &[u8]) {
+        let mut st = lock(&self.state);
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(bytes);
+        if let Some(last) = bytes.last() {
+            st.mid_line = *last != b'\n';
+        }
+        if !st.mid_line {
+            for l in st.waiting.drain(..) {
+                let _ = writeln!(err, "{l}");
+            }
+        }
+        let _ = err.flush();
+    }
+
+    /// The server's stderr ended: a line it left unfinished gets its newline, so that the
+    /// proxy's lines (its summary at least) that follow start on their own.
+    fn server_ended(&self) {
+        let mut st = lock(&self.state);
+        let mut err = std::io::stderr().lock();
+        if st.mid_line {
+            let _ = writeln!(err);
+        }
+        st.mid_line = false;
+        for l in st.waiting.drain(..) {
+            let _ = writeln!(err, "{l}");
+        }
+        let _ = err.flush();
+    }
+
+    /// Writes one line of the proxy's (without its newline), or keeps it until the server's
+    /// line under way ends.
+    pub(crate) fn line(&self, line: &str) {
+        let mut st = lock(&self.state);
+        if st.mid_line {
+            st.waiting.push(line.to_string());
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{line}");
+        let _ = err.flush();
+    }
+
+    /// Writes text of the proxy's made of whole lines (the summary).
+    fn text(&self, text: &str) {
+        for l in text.lines() {
+            self.line(l);
+        }
+    }
+}
+
+/// What a relaying thread tells the judging thread.
+enum Told {
+    /// A line one side wrote (without its newline); `over` when it was longer than the copy
+    /// bound and only its first bytes are here.
+    Line {
+        dir: Direction,
+        bytes: Vec<u8>,
+        partial: bool,
+        over: bool,
+        at: Instant,
+    },
+    /// The server process ended.
+    Exit { status: ExitStatus, at: Instant },
+    /// The proxy stops: judge what is under way.
+    Stop,
+}
+
+/// Splits a stream into lines for the judging thread, copying at most `bound` bytes of each.
+struct Lines {
+    dir: Direction,
+    pending: Vec<u8>,
+    over: bool,
+    bound: usize,
+}
+
+impl Lines {
+    fn new(dir: Direction, bound: usize) -> Lines {
+        Lines {
+            dir,
+            pending: Vec::new(),
+            over: false,
+            bound,
+        }
+    }
+
+    fn feed(&mut self, mut data: &[u8], tell: &Sender<Told>) {
+        while !data.is_empty() {
+            let (piece, complete) = match memchr::memchr(b'\n', data) {
+                Some(i) => (&data[..i], true),
+                None => (data, false),
+            };
+            let room = self.bound.saturating_sub(self.pending.len());
+            if piece.len() > room {
+                self.over = true;
+            }
+            self.pending
+                .extend_from_slice(&piece[..piece.len().min(room)]);
+            if !complete {
+                return;
+            }
+            data = &data[piece.len() + 1..];
+            self.send(false, tell);
+        }
+    }
+
+    fn send(&mut self, partial: bool, tell: &Sender<Told>) {
+        let _ = tell.send(Told::Line {
+            dir: self.dir,
+            bytes: std::mem::take(&mut self.pending),
+            partial,
+            over: std::mem::take(&mut self.over),
+            at: Instant::now(),
+        });
+    }
+
+    /// The stream ended: a last line without its newline is told as partial.
+    fn end(&mut self, tell: &Sender<Told>) {
+        if !self.pending.is_empty() || self.over {
+            self.send(true, tell);
+        }
+    }
+}
+
+/// Runs the stdio form on this process's standard streams until the server ends (or `stop`
+/// is set by a signal, which is passed on to the server).
+pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, ProxyError> {
+    let shown = config.command.join(" ");
+    let (program, args) = config.command.split_first().ok_or_else(|| {
+        ProxyError::Config("no server command given (proxy -- COMMAND ARGS...)".into())
+    })?;
+    let err = SharedStderr::new();
+    let tally = Tally::default();
+    let mut sinks: Vec<Box<dyn Sink>> = vec![Box::new(tally.clone())];
+    if config.echo_stderr {
+        sinks.push(Box::new(sinks::StderrLines {
+            style: config.style,
+            shared: Some(err.clone()),
+        }));
+    }
+    if let Some(p) = &config.log {
+        sinks.push(Box::new(sinks::Log::create(p).map_err(|source| {
+            ProxyError::Output {
+                what: format!("cannot create the log {}", p.display()),
+                source,
+            }
+        })?));
+    }
+    let mut transcript = None;
+    if let Some(d) = &config.record {
+        sinks.push(Box::new(sinks::Records::create(d, &shown).map_err(
+            |source| ProxyError::Output {
+                what: format!("cannot create the record folder {}", d.display()),
+                source,
+            },
+        )?));
+        transcript = Some(TranscriptFile::create(&d.join("transcript.jsonl")).map_err(
+            |source| ProxyError::Output {
+                what: format!("cannot create the transcript in {}", d.display()),
+                source,
+            },
+        )?);
+    }
+    if let Some(addr) = config.ui {
+        let feed = Arc::new(ui::Feed::default());
+        sinks.push(Box::new(ui::FeedSink(feed.clone())));
+        let bound = ui::start(addr, feed, shown.clone()).map_err(|source| ProxyError::Listen {
+            what: format!("cannot serve the live page on {addr}"),
+            source,
+        })?;
+        err.line(&format!("mcp-verdict proxy: live page on http://{bound}/"));
+    }
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| ProxyError::Config(format!("cannot start `{shown}`: {e}")))?;
+    let started = Instant::now();
+    let (tell, told) = mpsc::channel();
+    let judge = {
+        let live = StdioLive {
+            engine: Engine::builtin(),
+            replay: Replay::default(),
+            sinks,
+            transcript,
+            started,
+            requested: HashMap::new(),
+            entries: 0,
+            over_at: Vec::new(),
+            seq: 0,
+            err: err.clone(),
+        };
+        std::thread::Builder::new()
+            .name("proxy-judge".into())
+            .spawn(move || live.run(told))
+            .map_err(|source| ProxyError::Listen {
+                what: "cannot start the judging thread".into(),
+                source,
+            })?
+    };
+    let bound = config.max_copy.max(1);
+    // Client to server: told, then written.
+    if let Some(mut to_server) = child.stdin.take() {
+        let tell = tell.clone();
+        let _ = std::thread::Builder::new()
+            .name("proxy-stdin".into())
+            .spawn(move || {
+                let mut lines = Lines::new(Direction::Stdin, bound);
+                let mut stdin = std::io::stdin().lock();
+                let mut buf = vec![0u8; READ_BUF];
+                loop {
+                    match stdin.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            lines.feed(&buf[..n], &tell);
+                            if to_server
+                                .write_all(&buf[..n])
+                                .and_then(|()| to_server.flush())
+                                .is_err()
+                            {
+                                break;
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+                lines.end(&tell);
+                // The client is done: so is the server's stdin.
+                drop(to_server);
+            });
+    }
+    // Server to client: told, then written (a line the client has read is known before
+    // whatever the client writes once it has read it).
+    let out = child.stdout.take().map(|mut from| {
+        let tell = tell.clone();
+        std::thread::Builder::new()
+            .name("proxy-stdout".into())
+            .spawn(move || {
+                let mut lines = Lines::new(Direction::Stdout, bound);
+                let mut stdout = std::io::stdout().lock();
+                let mut buf = vec![0u8; READ_BUF];
+                loop {
+                    match from.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            lines.feed(&buf[..n], &tell);
+                            let _ = stdout.write_all(&buf[..n]).and_then(|()| stdout.flush());
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+                lines.end(&tell);
+            })
+    });
+    let errs = child.stderr.take().map(|mut from| {
+        let tell = tell.clone();
+        let err = err.clone();
+        std::thread::Builder::new()
+            .name("proxy-stderr".into())
+            .spawn(move || {
+                let mut lines = Lines::new(Direction::Stderr, bound);
+                let mut buf = vec![0u8; READ_BUF];
+                loop {
+                    match from.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => {
+                            lines.feed(&buf[..n], &tell);
+                            err.server(&buf[..n]);
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+                lines.end(&tell);
+                err.server_ended();
+            })
+    });
+    let status = wait(&mut child, &stop);
+    // What the server wrote before it ended is told before its end (its pipes close with
+    // it, unless a process it started holds them: then the proxy waits no more than a
+    // moment).
+    for h in [out, errs].into_iter().flatten().flatten() {
+        let until = Instant::now() + Duration::from_secs(2);
+        while !h.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if h.is_finished() {
+            let _ = h.join();
+        }
+    }
+    if let Some(s) = status {
+        let _ = tell.send(Told::Exit {
+            status: exit_status(s),
+            at: Instant::now(),
+        });
+    }
+    let _ = tell.send(Told::Stop);
+    let _ = judge.join();
+    err.server_ended();
+    let summary = tally.get();
+    err.text(&summary.render());
+    Ok(StdioRun {
+        summary,
+        exit: status,
+    })
+}
+
+/// Waits for the server to exit; a stop (a signal to the proxy) is passed on as SIGTERM, and
+/// a server still running [`KILL_AFTER`] later is killed. Always reaps it.
+fn wait(child: &mut Child, stop: &AtomicBool) -> Option<std::process::ExitStatus> {
+    let mut kill_at = None;
+    loop {
+        match child.try_wait() {
+            Ok(Some(s)) => return Some(s),
+            Ok(None) => {}
+            Err(_) => return child.wait().ok(),
+        }
+        if kill_at.is_none() && stop.load(Ordering::SeqCst) {
+            terminate(child);
+            kill_at = Some(Instant::now() + KILL_AFTER);
+        }
+        if kill_at.is_some_and(|k| Instant::now() >= k) {
+            let _ = child.kill();
+            return child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn terminate(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        let pid = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    #[cfg(not(unix))]
+    let _ = child.kill();
+}
+
+/// An exit status in the transcript's terms.
+fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            return ExitStatus::signal(sig);
+        }
+    }
+    ExitStatus::code(s.code().unwrap_or(-1))
+}
+
+/// `--record`'s `transcript.jsonl`, written as the session goes, secrets redacted.
+struct TranscriptFile {
+    out: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+    failed: bool,
+}
+
+impl TranscriptFile {
+    fn create(path: &Path) -> std::io::Result<TranscriptFile> {
+        Ok(TranscriptFile {
+            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+            path: path.to_path_buf(),
+            failed: false,
+        })
+    }
+
+    fn write(
+        &mut self,
+        entry: impl FnOnce(&mut TranscriptWriter<Vec<u8>>) -> std::io::Result<()>,
+    ) -> Option<String> {
+        if self.failed {
+            return None;
+        }
+        let mut w = TranscriptWriter::new(Vec::new());
+        let text = entry(&mut w)
+            .and_then(|()| w.into_inner())
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let r = text.and_then(|t| {
+            // Redacted as any string of JSON is.
+            self.out
+                .write_all(crate::views::redact::text(&t).as_bytes())
+                .and_then(|()| self.out.flush())
+        });
+        match r {
+            Ok(()) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(format!(
+                    "mcp-verdict proxy: cannot write the transcript {}: {e} (the relay goes on; nothing more is recorded)",
+                    self.path.display()
+                ))
+            }
+        }
+    }
+}
+
+/// The judging thread of the stdio form.
+struct StdioLive {
+    engine: &'static Engine,
+    replay: Replay,
+    sinks: Vec<Box<dyn Sink>>,
+    transcript: Option<TranscriptFile>,
+    started: Instant,
+    /// When each request line (by its transcript line) was read.
+    requested: HashMap<usize, Instant>,
+    entries: usize,
+    /// The transcript lines longer than the copy bound.
+    over_at: Vec<usize>,
+    seq: usize,
+    err: Arc<SharedStderr>,
+}
+
+impl StdioLive {
+    fn run(mut self, told: Receiver<Told>) {
+        while let Ok(t) = told.recv() {
+            match t {
+                Told::Line {
+                    dir,
+                    bytes,
+                    partial,
+                    over,
+                    at,
+                } => {
+                    let secs = Some(at.saturating_duration_since(self.started).as_secs_f64());
+                    if let Some(f) = &mut self.transcript
+                        && let Some(why) = f.write(|w| w.line(dir, &bytes, partial, secs))
+                    {
+                        self.err.line(&why);
+                    }
+                    self.entries += 1;
+                    if over {
+                        self.over_at.push(self.entries);
+                    }
+                    let e = Entry {
+                        dir,
+                        bytes,
+                        partial,
+                        t: secs,
+                        exit: None,
+                        at: self.entries,
+                    };
+                    let open = self.replay.open();
+                    let calls = self.replay.push(&e);
+                    if self.replay.open() > open {
+                        // A tools/call request: its clock starts.
+                        self.requested.insert(self.entries, at);
+                    }
+                    self.judge_all(calls, at, None);
+                }
+                Told::Exit { status, at } => {
+                    let secs = Some(at.saturating_duration_since(self.started).as_secs_f64());
+                    if let Some(f) = &mut self.transcript
+                        && let Some(why) = f.write(|w| w.exit(status, secs))
+                    {
+                        self.err.line(&why);
+                    }
+                    self.entries += 1;
+                    let e = Entry {
+                        dir: Direction::Exit,
+                        bytes: Vec::new(),
+                        partial: false,
+                        t: secs,
+                        exit: Some(status),
+                        at: self.entries,
+                    };
+                    let calls = self.replay.push(&e);
+                    self.judge_all(calls, at, None);
+                }
+                Told::Stop => break,
+            }
+        }
+        let calls = self.replay.finish();
+        self.judge_all(
+            calls,
+            Instant::now(),
+            Some("the proxy stopped before the answer ended: judged on what had arrived"),
+        );
+        for s in &mut self.sinks {
+            s.finish();
+        }
+    }
+
+    fn judge_all(&mut self, mut calls: Vec<Call>, ended: Instant, note: Option<&str>) {
+        calls.sort_by_key(|c| c.line);
+        for c in calls {
+            self.judge_call(c, ended, note);
+        }
+    }
+
+    fn judge_call(&mut self, call: Call, ended: Instant, note: Option<&str>) {
+        let at = self.requested.remove(&call.line).unwrap_or(ended);
+        self.seq += 1;
+        let mut ex = *call.exchange;
+        let revision = match revisions_of(&ex) {
+            Ok(ps) => ps[0],
+            Err(e) => return self.unjudged(call.tool, e.reason()),
+        };
+        ex.protocol = Some(vec![revision]);
+        let label = match &call.tool {
+            Some(t) => format!("tools/call {t}"),
+            None => "tools/call".to_string(),
+        };
+        ex.name = Some(format!("proxy {:04} {label}", self.seq));
+        let judgement = match judge(
+            &ex,
+            &Options {
+                protocols: Some(revision.only()),
+                engine: self.engine,
+            },
+        ) {
+            Ok(j) => j,
+            Err(e) => return self.unjudged(call.tool, e.reason()),
+        };
+        let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
+        if self.over_at.iter().any(|&l| l >= call.line) {
+            notes.push(
+                "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
+            );
+        }
+        let j = Judged {
+            seq: self.seq,
+            kind: Kind::Call,
+            method: "tools/call".into(),
+            tool: call.tool,
+            exchange: ex,
+            judgement,
+            latency: ended.saturating_duration_since(at),
+            notes,
+        };
+        for s in &mut self.sinks {
+            s.judged(&j);
+        }
+        // Lines longer than the bound before every open call's request are forgotten.
+        let first_open = self.requested.keys().min().copied().unwrap_or(usize::MAX);
+        self.over_at.retain(|&l| l >= first_open);
+    }
+
+    fn unjudged(&mut self, tool: Option<String>, why: String) {
+        let u = Unjudged {
+            seq: self.seq,
+            method: Some("tools/call".into()),
+            tool,
+            why,
+        };
+        for s in &mut self.sinks {
+            s.unjudged(&u);
+        }
+    }
+}
