@@ -18,7 +18,11 @@
 //! is a copy of the line onto a channel, which never waits for the judge. The proxy ends when the server does, and
 //! exits with the server's status (128 + the signal's number for a server ended by a signal).
 //! A SIGTERM or SIGINT to the proxy is passed on to the server; if it has not exited
-//! [`KILL_AFTER`] later, it is killed.
+//! [`KILL_AFTER`] later, it is killed. When the client closes the proxy's stdin, the server's
+//! is closed; a server still running [`EXIT_AFTER_EOF`] later gets the SIGTERM a client
+//! that shuts down as the stdio transport asks would send (2025-11-25 basic/lifecycle,
+//! Shutdown: "Waiting for the server to exit, or sending `SIGTERM` if the server does not
+//! exit within a reasonable time"), so that a client gone without it leaves no server behind.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -42,6 +46,11 @@ use crate::wire::stdio::transcript::{Direction, Entry, TranscriptWriter};
 
 /// How long the server gets to exit after the proxy passed it a SIGTERM or SIGINT.
 pub const KILL_AFTER: Duration = Duration::from_secs(5);
+
+/// How long the server gets to exit once the client closed the proxy's stdin (and so the
+/// proxy the server's) before it gets a SIGTERM: the shutdown the stdio transport asks of a
+/// client, done for one that has gone away without it.
+pub const EXIT_AFTER_EOF: Duration = Duration::from_secs(2);
 
 /// Bytes read at once from any stream.
 const READ_BUF: usize = 64 * 1024;
@@ -332,8 +341,10 @@ pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, Proxy
     };
     let bound = config.max_copy.max(1);
     // Client to server: told, then written.
+    let client_gone: Arc<Mutex<Option<Instant>>> = Arc::default();
     if let Some(mut to_server) = child.stdin.take() {
         let tell = tell.clone();
+        let client_gone = client_gone.clone();
         let _ = std::thread::Builder::new()
             .name("proxy-stdin".into())
             .spawn(move || {
@@ -360,6 +371,7 @@ pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, Proxy
                 lines.end(&tell);
                 // The client is done: so is the server's stdin.
                 drop(to_server);
+                *lock(&client_gone) = Some(Instant::now());
             });
     }
     // Server to client: told, then written (a line the client has read is known before
@@ -409,7 +421,7 @@ pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, Proxy
                 err.server_ended();
             })
     });
-    let status = wait(&mut child, &stop);
+    let status = wait(&mut child, &stop, &client_gone);
     // What the server wrote before it ended is told before its end (its pipes close with
     // it, unless a process it started holds them: then the proxy waits no more than a
     // moment).
@@ -439,9 +451,14 @@ pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, Proxy
     })
 }
 
-/// Waits for the server to exit; a stop (a signal to the proxy) is passed on as SIGTERM, and
-/// a server still running [`KILL_AFTER`] later is killed. Always reaps it.
-fn wait(child: &mut Child, stop: &AtomicBool) -> Option<std::process::ExitStatus> {
+/// Waits for the server to exit; a stop (a signal to the proxy), or a server still running
+/// [`EXIT_AFTER_EOF`] after the client closed its stdin, gets a SIGTERM, and a server still
+/// running [`KILL_AFTER`] later is killed. Always reaps it.
+fn wait(
+    child: &mut Child,
+    stop: &AtomicBool,
+    client_gone: &Mutex<Option<Instant>>,
+) -> Option<std::process::ExitStatus> {
     let mut kill_at = None;
     loop {
         match child.try_wait() {
@@ -449,7 +466,8 @@ fn wait(child: &mut Child, stop: &AtomicBool) -> Option<std::process::ExitStatus
             Ok(None) => {}
             Err(_) => return child.wait().ok(),
         }
-        if kill_at.is_none() && stop.load(Ordering::SeqCst) {
+        let gone = lock(client_gone).is_some_and(|t| t.elapsed() >= EXIT_AFTER_EOF);
+        if kill_at.is_none() && (gone || stop.load(Ordering::SeqCst)) {
             terminate(child);
             kill_at = Some(Instant::now() + KILL_AFTER);
         }

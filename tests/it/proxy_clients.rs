@@ -6,6 +6,11 @@
 //! judged one verdict per call the server answered, with `serve`'s own outcome and deciding
 //! rule, and that `classify` on each recording the proxy wrote gives the verdicts it logged.
 //!
+//! Through the stdio form, each client launches the proxy as its server command (a script
+//! that runs `mcp-verdict proxy -- SERVER`, as a desktop configuration's command would), in
+//! front of `serve --stdio`'s scenarios and of the `server-everything` peer over stdio; there
+//! `classify --transcript` on the proxy's transcript gives its log's verdicts too.
+//!
 //! Without the clients (or the peers) the tests SKIP, unless `MCP_VERDICT_REQUIRE_CLIENTS`
 //! (`MCP_VERDICT_REQUIRE_PEERS`) is set, as in CI.
 
@@ -15,7 +20,7 @@ use std::time::Duration;
 use mcp_verdict::Protocol;
 use mcp_verdict::clients::{CellRun, Manifest, run_driver};
 use mcp_verdict::proxy::{self, ProxyConfig, Summary};
-use mcp_verdict::serve::{self, ServeConfig};
+use mcp_verdict::serve::{self, ServeConfig, Transport};
 use serde_json::Value;
 
 use crate::support::cli::{bin, run};
@@ -62,11 +67,14 @@ fn through_proxy(m: &Manifest, driver: &str, rev: Protocol, upstream: &str) -> T
     config.log = Some(dir.join("log.jsonl"));
     config.record = Some(dir.join("rec"));
     let p = proxy::start(config).unwrap();
+    let program = bin().get_program().to_owned();
     let run = CellRun {
         manifest: m,
         driver: d,
         scenario: "-",
         revision: rev,
+        transport: Transport::Http,
+        server_program: Path::new(&program),
         timeout: Duration::from_secs(10),
     };
     let line = run_driver(&run, &p.url());
@@ -89,6 +97,10 @@ fn recordings_agree(t: &Through, what: &str) {
     let mut n = 0;
     for e in std::fs::read_dir(&t.records).unwrap() {
         let f = e.unwrap().path();
+        if f.extension().is_none_or(|x| x != "json") {
+            // The stdio form's transcript: see `transcript_agrees`.
+            continue;
+        }
         let seq: u64 = f.file_name().unwrap().to_str().unwrap()[..4]
             .parse()
             .unwrap();
@@ -326,4 +338,206 @@ fn real_clients_through_the_proxy_in_front_of_real_servers() {
         eprintln!("proxy on a real server: {f}");
     }
     assert!(found.len() >= 4, "{found:?}");
+}
+
+/// Runs `driver` with the stdio form of the proxy in front of `server` as its server command;
+/// waits for the proxy to finish (its summary in its stderr).
+fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[String]) -> Through {
+    use std::os::unix::fs::PermissionsExt;
+    let d = m.driver.iter().find(|d| d.name == driver).unwrap();
+    let dir = temp_dir("proxy-clients-stdio");
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let mut line = vec![
+        quote(bin().get_program().to_str().unwrap()),
+        "proxy".into(),
+        "--log".into(),
+        quote(dir.join("log.jsonl").to_str().unwrap()),
+        "--record".into(),
+        quote(dir.join("rec").to_str().unwrap()),
+        "--".into(),
+    ];
+    line.extend(server.iter().map(|a| quote(a)));
+    let script = dir.join("server.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec {} 2> {}\n",
+            line.join(" "),
+            quote(dir.join("stderr").to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let program = bin().get_program().to_owned();
+    let run = CellRun {
+        manifest: m,
+        driver: d,
+        scenario: "-",
+        revision: rev,
+        transport: Transport::Stdio,
+        server_program: Path::new(&program),
+        timeout: Duration::from_secs(10),
+    };
+    let target = serde_json::json!([script]).to_string();
+    let line = run_driver(&run, &target);
+    // The client has gone; the proxy ends with its server and prints its summary.
+    let until = std::time::Instant::now() + Duration::from_secs(20);
+    let stderr = loop {
+        let e = std::fs::read_to_string(dir.join("stderr")).unwrap_or_default();
+        if e.contains("tools/call judged") || std::time::Instant::now() > until {
+            break e;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        stderr.contains("tools/call judged"),
+        "{driver} {rev}: the proxy did not finish: {stderr}"
+    );
+    let log: Vec<Value> = std::fs::read_to_string(dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary = Summary {
+        calls: log.iter().filter(|r| r.get("verdicts").is_some()).count(),
+        unjudged: log.iter().filter(|r| r.get("error").is_some()).count(),
+        ..Summary::default()
+    };
+    Through {
+        line,
+        log,
+        summary,
+        records: dir.join("rec"),
+    }
+}
+
+/// `classify --transcript` on the stdio form's transcript gives the verdicts the proxy logged,
+/// call by call.
+fn transcript_agrees(t: &Through, what: &str) {
+    let out = run(
+        bin()
+            .args(["classify", "--transcript"])
+            .arg(t.records.join("transcript.jsonl"))
+            .args(["--format", "json"]),
+        None,
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{what}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let again: Vec<&Value> = doc["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["judgement"]["verdicts"])
+        .collect();
+    let logged: Vec<&Value> = t.log.iter().map(|r| &r["verdicts"]).collect();
+    assert_eq!(again, logged, "{what}: classify --transcript and the log");
+}
+
+/// The stdio scenarios each client meets through the proxy.
+const STDIO_SCENARIOS: &[&str] = &["baseline", "tool_error", "stdio_log_line"];
+
+#[test]
+fn real_clients_through_the_stdio_proxy() {
+    let Some(m) = manifest() else { return };
+    let mut runs = 0;
+    for d in &m.driver {
+        for rev in d.revisions.iter().filter_map(|r| Protocol::parse(r)) {
+            for scenario in STDIO_SCENARIOS {
+                let what = format!("{} {rev} {scenario} (stdio)", d.name);
+                let served_log = temp_dir("proxy-clients-served").join("served.jsonl");
+                let server = [
+                    bin().get_program().to_str().unwrap().to_string(),
+                    "serve".into(),
+                    "--stdio".into(),
+                    "--scenario".into(),
+                    scenario.to_string(),
+                    "--log".into(),
+                    served_log.to_str().unwrap().to_string(),
+                ];
+                let t = through_stdio_proxy(&m, &d.name, rev, &server);
+                assert_eq!(
+                    t.line.get("outcome").and_then(Value::as_str),
+                    Some("returned"),
+                    "{what}: {}",
+                    t.line
+                );
+                let served: Vec<(String, Option<String>)> = std::fs::read_to_string(&served_log)
+                    .unwrap()
+                    .lines()
+                    .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                    .filter(|r| r["method"] == "tools/call")
+                    .map(|r| {
+                        (
+                            r["outcome"].as_str().unwrap_or_default().to_string(),
+                            r["rule"].as_str().map(str::to_string),
+                        )
+                    })
+                    .collect();
+                assert!(!served.is_empty(), "{what}: the client made no call");
+                assert_eq!(
+                    call_verdicts(&t),
+                    served,
+                    "{what}: the proxy's verdicts, one per call, are serve's own"
+                );
+                recordings_agree(&t, &what);
+                transcript_agrees(&t, &what);
+                runs += 1;
+            }
+        }
+    }
+    assert!(runs >= 15, "{runs} runs");
+    let Some(peers) = peers_dir() else { return };
+    // A real stdio server: server-everything, launched as a desktop client launches it.
+    let everything = peers
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .to_str()
+        .unwrap()
+        .to_string();
+    for d in &m.driver {
+        let rev = Protocol::V2025_11_25;
+        if !d.revisions.iter().any(|r| r == rev.as_str()) {
+            continue;
+        }
+        let what = format!("{} {rev} -> server-everything (stdio)", d.name);
+        let t = through_stdio_proxy(
+            &m,
+            &d.name,
+            rev,
+            &["node".into(), everything.clone(), "stdio".into()],
+        );
+        assert_eq!(
+            t.line.get("outcome").and_then(Value::as_str),
+            Some("returned"),
+            "{what}: {}",
+            t.line
+        );
+        let calls = call_verdicts(&t);
+        let seen = || {
+            let dir = t.records.parent().unwrap();
+            format!(
+                "{}\n{}",
+                std::fs::read_to_string(dir.join("stderr")).unwrap_or_default(),
+                std::fs::read_to_string(dir.join("rec/transcript.jsonl")).unwrap_or_default()
+            )
+        };
+        assert_eq!(
+            calls.len(),
+            1,
+            "{what}: one verdict for the one call: {}",
+            seen()
+        );
+        assert_eq!(t.summary.unjudged, 0, "{what}: {}", seen());
+        recordings_agree(&t, &what);
+        transcript_agrees(&t, &what);
+        eprintln!(
+            "proxy on a real stdio server: {what}: {} {:?}, error findings {:?}",
+            calls[0].0,
+            calls[0].1,
+            t.log[0]["verdicts"][0]["findings"].as_array().map(|f| f
+                .iter()
+                .filter(|f| f["severity"] == "error")
+                .filter_map(|f| f["rule"].as_str())
+                .collect::<Vec<_>>())
+        );
+    }
 }
