@@ -50,7 +50,7 @@ pub const KILL_AFTER: Duration = Duration::from_secs(5);
 /// How long the server gets to exit once the client closed the proxy's stdin (and so the
 /// proxy the server's) before it gets a SIGTERM: the shutdown the stdio transport asks of a
 /// client, done for one that has gone away without it.
-pub const EXIT_AFTER_EOF: Duration = Duration::from_secs(2);
+pub const EXIT_AFTER_EOF: Duration = Duration::from_secs(5);
 
 /// Bytes read at once from any stream.
 const READ_BUF: usize = 64 * 1024;

@@ -245,13 +245,21 @@ fn the_stdio_proxy_judges_as_serve_did_and_as_classify_does_on_its_recordings() 
                 stderr.contains("mcp-verdict proxy: 1 tools/call judged"),
                 "{what}: {stderr}"
             );
-            // serve's own verdict on what it sent.
-            let served = jsonl(&served);
+            // serve's own verdict on what it sent (its log written, at the latest, as it
+            // exits).
+            let until = Instant::now() + WAIT;
+            let served = loop {
+                let records = jsonl(&served);
+                if records.iter().any(|r| r["method"] == "tools/call") || Instant::now() > until {
+                    break records;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            };
             let served = served
                 .iter()
                 .rev()
                 .find(|r| r["method"] == "tools/call")
-                .unwrap_or_else(|| panic!("{what}: serve recorded no call"));
+                .unwrap_or_else(|| panic!("{what}: serve recorded no call ({:?})", ended.code));
             let logged = jsonl(&log);
             assert_eq!(logged.len(), 1, "{what}: {logged:?}");
             let v = &logged[0]["verdicts"][0];
