@@ -29,7 +29,7 @@ pub struct StdioCommand {
     /// The server's working directory (default: the probe's).
     pub cwd: Option<PathBuf>,
     /// How long the server gets to exit once its stdin is closed, and again after SIGTERM
-    /// (default [`GRACE`], as long as the SDK clients wait).
+    /// (default 2 s, as long as the SDK clients wait).
     pub grace: Duration,
 }
 
