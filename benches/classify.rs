@@ -28,11 +28,15 @@ use serde_json::{Value, json};
 /// build (eight processes of this ratio alone: 0.98x to 1.07x, median 1.01x), so the target sits
 /// within the scatter from one process to the next. The SSE limit was 2x; once accepted
 /// notifications were checked on a tape and kept as digests with no `Value` built, the stream
-/// measured 1.45x (three paired runs, against 1.73x to 1.75x before), so the limit is 1.65x. See
-/// the README's performance section.
+/// measured 1.45x (three paired runs, against 1.73x to 1.75x before), so the limit was 1.65x.
+/// The rules added since (stdio, authorization and its documents, custom parameter headers,
+/// capabilities and tasks, `_meta` names wherever a `_meta` appears) cost judging more: the CI
+/// command measured 1.49x for the 1 KB success and 1.96x for the stream in one run, so the
+/// limits are 1.75x and 2.3x until that cost is won back (the performance issue's first item);
+/// the targets stay where they were and read MISSED meanwhile. See benches/README.md.
 const TARGETS: &[(&str, f64, f64)] = &[
-    ("success_json_1kb", 1.0, 1.4),
-    ("sse_progress_3", 2.0, 1.65),
+    ("success_json_1kb", 1.0, 1.75),
+    ("sse_progress_3", 2.0, 2.3),
 ];
 
 /// The CI gate's limit on `classify --jsonl --compact`'s time per line over the full record's:
