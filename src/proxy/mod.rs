@@ -44,6 +44,7 @@ mod note;
 mod page;
 mod relay;
 mod sessions;
+mod shared_stderr;
 mod sinks;
 pub mod stdio;
 mod summary;

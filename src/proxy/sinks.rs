@@ -30,7 +30,7 @@ pub(crate) trait Sink: Send {
 pub(crate) struct StderrLines {
     pub style: Style,
     /// The stderr the stdio form shares with the server's (`None`: this process's own).
-    pub shared: Option<std::sync::Arc<super::stdio::SharedStderr>>,
+    pub shared: Option<std::sync::Arc<super::shared_stderr::SharedStderr>>,
 }
 
 impl StderrLines {

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod auth_record;
 pub mod deep;
 pub mod exchange;
+pub mod headers;
 pub mod hints;
 pub(crate) mod jsondup;
 pub mod jsonref;

@@ -1,0 +1,131 @@
+//! HTTP header fields as an exchange records them: in the order received, names compared
+//! case-insensitively, written in a file as an object or as a list of pairs.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// HTTP header fields in the order received. Names compare case-insensitively.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    /// Builds headers from name/value pairs.
+    pub fn new<I, N, V>(pairs: I) -> Headers
+    where
+        I: IntoIterator<Item = (N, V)>,
+        N: Into<String>,
+        V: Into<String>,
+    {
+        Headers(
+            pairs
+                .into_iter()
+                .map(|(n, v)| (n.into(), v.into()))
+                .collect(),
+        )
+    }
+
+    /// The first value of a field, by case-insensitive name.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a field, by case-insensitive name.
+    pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Appends a field.
+    pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.0.push((name.into(), value.into()));
+    }
+
+    /// All fields in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// Whether there are no fields.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A header value in the file format: one string, or a list for repeated fields.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum HeaderValue {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Serialize for Headers {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for (n, v) in &self.0 {
+            let key = order
+                .iter()
+                .find(|k| k.eq_ignore_ascii_case(n))
+                .copied()
+                .unwrap_or_else(|| {
+                    order.push(n);
+                    n
+                });
+            map.entry(key).or_default().push(v);
+        }
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(order.len()))?;
+        for k in order {
+            let vs = &map[k];
+            if vs.len() == 1 {
+                m.serialize_entry(k, vs[0])?;
+            } else {
+                m.serialize_entry(k, vs)?;
+            }
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Headers {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // serde_json keeps object order only with preserve_order; BTreeMap order is fine for
+        // lookups, and repeated fields are expressed as lists.
+        let raw: BTreeMap<String, HeaderValue> = BTreeMap::deserialize(d)?;
+        let mut h = Headers::default();
+        for (name, value) in raw {
+            match value {
+                HeaderValue::One(v) => h.push(name, v),
+                HeaderValue::Many(vs) => {
+                    for v in vs {
+                        h.push(name.clone(), v);
+                    }
+                }
+            }
+        }
+        Ok(h)
+    }
+}
+
+impl JsonSchema for Headers {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Headers".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let value = generator.subschema_for::<HeaderValue>();
+        schemars::json_schema!({
+            "description": "HTTP header fields: name to value, or to a list of values for a repeated field. Names are case-insensitive.",
+            "type": "object",
+            "additionalProperties": value,
+        })
+    }
+}
