@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use crate::check_api::{Cx, Eval, Hit, Params};
+use crate::wire::param_headers::{decode_param, mirrored};
 
 crate::check_api::declare_checks! {
     "x_mcp_header_annotations" => x_mcp_header_annotations, [], [], RESULT,
@@ -82,20 +83,7 @@ pub(crate) fn param_header_problems(cx: &Cx<'_>) -> Vec<String> {
             continue;
         }
         let value = raw.trim();
-        let decoded = match value
-            .strip_prefix("=?base64?")
-            .and_then(|v| v.strip_suffix("?="))
-        {
-            None => Some(value.to_string()),
-            Some(inner) => {
-                use base64::Engine as _;
-                base64::engine::general_purpose::STANDARD
-                    .decode(inner)
-                    .ok()
-                    .and_then(|b| String::from_utf8(b).ok())
-            }
-        };
-        let Some(decoded) = decoded else {
+        let Some(decoded) = decode_param(value) else {
             problems.push(format!(
                 "the request's {name} header ({}) is not a valid Base64 sentinel value",
                 crate::wire::excerpt(value.as_bytes(), 40)
@@ -129,25 +117,6 @@ pub(crate) fn param_header_problems(cx: &Cx<'_>) -> Vec<String> {
         }
     }
     problems
-}
-
-/// The `x-mcp-header` names in `schema` (through `properties` only) with the argument value at
-/// each annotated property's path.
-fn mirrored<'a>(
-    schema: &Value,
-    args: Option<&'a Value>,
-    out: &mut Vec<(String, Option<&'a Value>)>,
-) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    for (key, sub) in props {
-        let value = args.and_then(|a| a.get(key));
-        if let Some(h) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push((h.to_string(), value));
-        }
-        mirrored(sub, value, out);
-    }
 }
 
 /// Why a tool definition's `x-mcp-header` annotations are invalid, when they are: a value

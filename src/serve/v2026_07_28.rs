@@ -21,6 +21,7 @@ use super::shared::Shared;
 use super::tools_call::tools_call;
 use crate::vocab::Protocol;
 use crate::vocab::protocol::{code, header, meta};
+use crate::wire::param_headers::{decode_param, mirrored};
 
 /// `supportedVersions`, newest first.
 fn supported_versions() -> Value {
@@ -358,42 +359,6 @@ fn check_param_headers(
         }
     }
     Ok(())
-}
-
-/// The `x-mcp-header` names in `schema` (through `properties` only) with the argument value at
-/// each annotated property's path.
-fn mirrored<'a>(
-    schema: &Value,
-    args: Option<&'a Value>,
-    out: &mut Vec<(String, Option<&'a Value>)>,
-) {
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    for (key, sub) in props {
-        let value = args.and_then(|a| a.get(key));
-        if let Some(h) = sub.get("x-mcp-header").and_then(Value::as_str) {
-            out.push((h.to_string(), value));
-        }
-        mirrored(sub, value, out);
-    }
-}
-
-/// Decodes an `Mcp-Param-{Name}` value: the `=?base64?…?=` sentinel form must hold canonical,
-/// padded Base64 (RFC 4648); any other value is taken literally.
-fn decode_param(value: &str) -> Option<String> {
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    {
-        None => Some(value.to_string()),
-        Some(inner) => {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(inner)
-                .ok()?;
-            String::from_utf8(bytes).ok()
-        }
-    }
 }
 
 fn missing(name: &str) -> String {

@@ -15,6 +15,7 @@ pub(crate) mod jsonstr;
 pub mod message;
 pub mod number;
 pub mod origin;
+pub mod param_headers;
 pub mod sse;
 pub mod stdio;
 pub mod stream;
