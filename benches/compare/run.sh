@@ -79,7 +79,8 @@ for r in $(seq 1 "$RUNS"); do
   if [ $((r % 2)) -eq 1 ]; then node_side; rust_side; else rust_side; node_side; fi
 done
 # 5. Whole processes over one JSON Lines file: the 17 exchanges cycled to STREAM_LINES lines,
-#    judged by `mcp-verdict classify --jsonl` (full and compact records, all cores and one) and
+#    judged by `mcp-verdict classify --jsonl` (full and compact records, each on all cores and on
+#    one) and
 #    classified by the seed in one Node process (`stream.mjs`), each writing a line per exchange
 #    to /dev/null; rounds alternate which goes first. Rates are lines per second of wall time.
 STREAM_LINES="${COMPARE_STREAM_LINES:-100000}"
@@ -108,6 +109,7 @@ for r in $(seq 1 "$RUNS"); do
     timed process-full stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28
     timed process-compact stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28 --compact
     timed process-compact-1 stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28 --compact --jobs 1
+    timed process-full-1 stream "$cli" classify --jsonl "$stream_file" --protocol 2026-07-28 --jobs 1
   }
   if [ $((r % 2)) -eq 1 ]; then seed_proc; ours; else ours; seed_proc; fi
 done

@@ -23,7 +23,7 @@ pub fn read_line_capped<R: BufRead>(
             break;
         }
         any = true;
-        let (take, found) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, found) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i, true),
             None => (chunk.len(), false),
         };

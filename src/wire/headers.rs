@@ -59,11 +59,46 @@ impl Headers {
 }
 
 /// A header value in the file format: one string, or a list for repeated fields.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 enum HeaderValue {
     One(String),
     Many(Vec<String>),
+}
+
+// Read by its first token rather than as an untagged enum, which would buffer every value
+// into an intermediate tree and copy it again to try each variant in turn.
+impl<'de> Deserialize<'de> for HeaderValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = HeaderValue;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a header value: a string, or a list of strings for a repeated field")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HeaderValue, E> {
+                Ok(HeaderValue::One(v.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<HeaderValue, E> {
+                Ok(HeaderValue::One(v))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<HeaderValue, A::Error> {
+                let mut values = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(v) = seq.next_element::<String>()? {
+                    values.push(v);
+                }
+                Ok(HeaderValue::Many(values))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 impl Serialize for Headers {
@@ -127,5 +162,36 @@ impl JsonSchema for Headers {
             "type": "object",
             "additionalProperties": value,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_strings_or_lists_of_strings() {
+        let h: Headers =
+            serde_json::from_str(r#"{"X-B":["1","2"],"A":"one","C":"t\u00e9\"x"}"#).unwrap();
+        let pairs: Vec<(&str, &str)> = h.iter().collect();
+        assert_eq!(
+            pairs,
+            [("A", "one"), ("C", "té\"x"), ("X-B", "1"), ("X-B", "2")]
+        );
+        for bad in [
+            r#"{"A":1}"#,
+            r#"{"A":[1]}"#,
+            r#"{"A":null}"#,
+            r#"{"A":{"b":"c"}}"#,
+        ] {
+            let e = serde_json::from_str::<Headers>(bad).unwrap_err();
+            assert!(
+                e.to_string().contains("header value") || e.to_string().contains("string"),
+                "{bad}: {e}"
+            );
+        }
+        // Through a reader, strings arrive owned (or borrowed): the same fields.
+        let h: Headers = serde_json::from_reader(&br#"{"A":"one"}"#[..]).unwrap();
+        assert_eq!(h.get("a"), Some("one"));
     }
 }

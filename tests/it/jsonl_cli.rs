@@ -274,3 +274,86 @@ fn compact_needs_a_stream() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--compact"));
 }
+
+/// Every exchange file of the fixture corpus as one line (line breaks between tokens become
+/// spaces; JSON strings hold none), with bad lines among them: not JSON, JSON that is not an
+/// exchange, a cut line, a line over the length limit, blank lines.
+fn corpus_lines() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "json") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let bad = [
+        "not json at all",
+        "{\"response\": {\"status\": 200, \"body\": \"{}\"",
+        "[1, 2, 3]",
+        "{\"request\": {}, \"response\": {\"status\": \"two hundred\"}}",
+        "",
+        &format!(
+            "{{\"response\":{{\"status\":200,\"body\":\"{}\"}}}}",
+            "x".repeat(5000)
+        ),
+    ];
+    let mut out = String::new();
+    for (i, f) in files.iter().enumerate() {
+        let text = std::fs::read_to_string(f).unwrap();
+        out.push_str(&text.replace(['\r', '\n'], " "));
+        out.push('\n');
+        if i % 7 == 0 {
+            out.push_str(bad[(i / 7) % bad.len()]);
+            out.push('\n');
+        }
+    }
+    assert!(files.len() >= 200, "only {} fixture files", files.len());
+    out
+}
+
+#[test]
+fn the_fixture_corpus_and_bad_lines_give_the_same_bytes_on_one_thread_and_several() {
+    let input = corpus_lines();
+    for extra in [&[][..], &["--compact"][..]] {
+        let outputs: Vec<Output> = ["1", "2", "5"]
+            .iter()
+            .map(|jobs| {
+                let mut args = vec![
+                    "classify",
+                    "--jsonl",
+                    "--protocol",
+                    "all",
+                    "--max-line-bytes",
+                    "4096",
+                    "--jobs",
+                    jobs,
+                ];
+                args.extend_from_slice(extra);
+                mcp_verdict(&args, Some(input.as_bytes()))
+            })
+            .collect();
+        let recs = records(&outputs[0]);
+        let errors = recs.iter().filter(|r| r.get("error").is_some()).count();
+        assert!(errors >= 30, "{extra:?}: only {errors} error records");
+        assert!(recs.len() - errors >= 200, "{extra:?}: too few judged");
+        assert!(
+            recs.windows(2)
+                .all(|w| w[0]["line"].as_u64() < w[1]["line"].as_u64()),
+            "records in input order"
+        );
+        for o in &outputs[1..] {
+            assert_eq!(o.status.code(), outputs[0].status.code());
+            assert!(
+                o.stdout == outputs[0].stdout,
+                "{extra:?}: the records differ between one thread and several"
+            );
+        }
+    }
+}
