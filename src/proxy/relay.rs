@@ -4,6 +4,9 @@
 //! written to the client as each read returns, before the framer looks at them, so an SSE event
 //! reaches the client when it reaches the proxy and chunk framing goes through as it was.
 //! The framer on each side tells the judging thread what it saw ([`Note`]); nothing waits on it.
+//! A setup answer (`initialize`, `server/discover`, `tools/list`) is the exception: each read
+//! of it is told before it is written, so that the judge has the session's revision and tool
+//! definitions before the client can send a call that needs them (`relay_read`).
 //!
 //! Connections map one to one: a client's keep-alive connection is one upstream connection,
 //! so `Connection`, `Keep-Alive` and pipelining mean upstream what they meant to the proxy.
@@ -56,11 +59,40 @@ impl Drop for Busy<'_> {
     }
 }
 
-/// Requests sent upstream whose answers have not begun, oldest first.
-type Waiting = Arc<Mutex<VecDeque<(u64, Answering)>>>;
+/// The longest request body read for its JSON-RPC method (the setup requests are small; a
+/// longer body is taken for a call).
+const SNIFF_MAX: usize = 64 * 1024;
 
-fn lock(w: &Waiting) -> std::sync::MutexGuard<'_, VecDeque<(u64, Answering)>> {
+/// A request sent upstream whose answer has not begun.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    tx: u64,
+    answering: Answering,
+    /// A setup request (`initialize`, `server/discover`, `tools/list`): its answer is told to
+    /// the judge before it is written to the client.
+    setup: bool,
+}
+
+/// Requests sent upstream whose answers have not begun, oldest first.
+type Waiting = Arc<Mutex<VecDeque<Pending>>>;
+
+fn lock(w: &Waiting) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
     w.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether a request body is a setup request, whose answer a client sets itself up from.
+fn is_setup(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method<'_>>(body).is_ok_and(|m| {
+        matches!(
+            m.method.as_deref(),
+            Some("initialize" | "server/discover" | "tools/list")
+        )
+    })
 }
 
 /// Relays one client connection until either side ends it.
@@ -103,6 +135,7 @@ fn requests(
         conn,
         waiting,
         copy: None,
+        sniff: None,
     };
     let mut framer = Framer::new(Side::Request);
     let mut buf = vec![0u8; READ_BUF];
@@ -138,6 +171,8 @@ struct RequestWatch<'a> {
     conn: u64,
     waiting: &'a Waiting,
     copy: Option<Copy>,
+    /// The body of the request under way, for its method (`None` past [`SNIFF_MAX`]).
+    sniff: Option<(u64, Vec<u8>)>,
 }
 
 impl RequestWatch<'_> {
@@ -161,7 +196,12 @@ impl Watch for RequestWatch<'_> {
         };
         // Queued before the bytes go, so that the answer never arrives before its request
         // is known.
-        lock(self.waiting).push_back((tx, answering));
+        lock(self.waiting).push_back(Pending {
+            tx,
+            answering,
+            setup: false,
+        });
+        self.sniff = Some((tx, Vec::new()));
         let host = head.host_value.clone();
         let _ = self.ctx.notes.send(Note::Request {
             tx,
@@ -184,11 +224,26 @@ impl Watch for RequestWatch<'_> {
         if let Some(c) = &mut self.copy {
             c.push(&self.ctx.notes, bytes);
         }
+        if let Some((_, body)) = &mut self.sniff {
+            if body.len() + bytes.len() > SNIFF_MAX {
+                self.sniff = None;
+            } else {
+                body.extend_from_slice(bytes);
+            }
+        }
     }
 
     fn end(&mut self) {
         if let Some(c) = self.copy.take() {
             c.end(&self.ctx.notes, BodyEnd::Complete);
+        }
+        // Told before the request's last bytes go upstream (the framer tells a body's end
+        // before forwarding it), so before its answer can begin.
+        if let Some((tx, body)) = self.sniff.take()
+            && is_setup(&body)
+            && let Some(p) = lock(self.waiting).iter_mut().find(|p| p.tx == tx)
+        {
+            p.setup = true;
         }
     }
 
@@ -216,6 +271,7 @@ fn answers(
         waiting,
         tx: None,
         copy: None,
+        setup: false,
     };
     let mut framer = Framer::new(Side::Response);
     let mut buf = vec![0u8; READ_BUF];
@@ -224,7 +280,7 @@ fn answers(
             Ok(0) => break false,
             Ok(n) => {
                 let _busy = Busy::new(&ctx.busy);
-                if client.write_all(&buf[..n]).is_err() {
+                if relay_read(&buf[..n], &mut client, &mut framer, &mut w).is_err() {
                     // The client went away: so does the upstream connection.
                     drop(reader);
                     let _ = client.shutdown(Shutdown::Both);
@@ -237,7 +293,6 @@ fn answers(
                     );
                     return;
                 }
-                framer.feed(&buf[..n], &mut w);
             }
             Err(_) => break true,
         }
@@ -253,6 +308,8 @@ fn answers(
     } else {
         "the upstream closed the connection"
     };
+    // Told before the client sees the close (which ends a body that runs to it).
+    end_unfinished(&mut framer, &mut w, waiting, end, why);
     if reset {
         // Closed with a zero linger, so the client reads a reset as it would from the server.
         let _ = socket2::SockRef::from(&client).set_linger(Some(Duration::ZERO));
@@ -260,7 +317,28 @@ fn answers(
     } else {
         let _ = client.shutdown(Shutdown::Both);
     }
-    end_unfinished(&mut framer, &mut w, waiting, end, why);
+}
+
+/// Relays one read of the upstream to the client and tells the judge what is in it. An
+/// answer is written before the framer looks at it, so that judging never holds the client
+/// back, except a setup answer's (`initialize`, `server/discover`, `tools/list`): the judge
+/// is told of it first, so that whatever the client sends once it has read the answer (a
+/// `tools/call` of a tool it lists, on any connection) reaches the judge after it.
+fn relay_read(
+    bytes: &[u8],
+    client: &mut impl Write,
+    framer: &mut Framer,
+    w: &mut AnswerWatch<'_>,
+) -> std::io::Result<()> {
+    let setup_first = w.setup_under_way();
+    if setup_first {
+        framer.feed(bytes, w);
+    }
+    client.write_all(bytes)?;
+    if !setup_first {
+        framer.feed(bytes, w);
+    }
+    Ok(())
 }
 
 /// Ends the answer under way (complete when its body runs to the close) and tells the
@@ -285,7 +363,7 @@ fn end_unfinished(
             }
         }
     }
-    for (tx, _) in lock(waiting).drain(..) {
+    for Pending { tx, .. } in lock(waiting).drain(..) {
         let _ = w.ctx.notes.send(Note::Unanswered {
             tx,
             why: why.to_string(),
@@ -300,6 +378,15 @@ struct AnswerWatch<'a> {
     /// The transaction the head being told answers.
     tx: Option<u64>,
     copy: Option<Copy>,
+    /// The answer under way answers a setup request.
+    setup: bool,
+}
+
+impl AnswerWatch<'_> {
+    /// Whether the answer under way, or the next to begin, answers a setup request.
+    fn setup_under_way(&self) -> bool {
+        self.setup || lock(self.waiting).front().is_some_and(|p| p.setup)
+    }
 }
 
 impl Watch for AnswerWatch<'_> {
@@ -313,8 +400,9 @@ impl Watch for AnswerWatch<'_> {
         if status >= 200 {
             q.pop_front();
         }
-        self.tx = front.map(|(tx, _)| tx);
-        front.map(|(_, a)| a).unwrap_or_default()
+        self.tx = front.map(|p| p.tx);
+        self.setup = front.is_some_and(|p| p.setup);
+        front.map(|p| p.answering).unwrap_or_default()
     }
 
     fn head(&mut self, head: Head, _: &[u8]) {
@@ -344,6 +432,7 @@ impl Watch for AnswerWatch<'_> {
         if let Some(c) = self.copy.take() {
             c.end(&self.ctx.notes, BodyEnd::Complete);
         }
+        self.setup = false;
     }
 
     fn opaque(&mut self, why: String) {
@@ -381,4 +470,138 @@ fn refuse(mut client: TcpStream, ctx: &Ctx, conn: u64, why: &str) {
         body.len()
     );
     let _ = client.shutdown(Shutdown::Write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::{self, Receiver};
+
+    fn ctx(notes: Sender<Note>) -> Ctx {
+        Ctx {
+            upstream: Upstream::parse("http://127.0.0.1:9/mcp").unwrap(),
+            tls: None,
+            notes,
+            max_copy: 1 << 20,
+            next_tx: AtomicU64::new(0),
+            next_conn: AtomicU64::new(0),
+            busy: AtomicUsize::new(0),
+        }
+    }
+
+    /// A client connection that notes, at each write, whether the judge had been told that
+    /// the answer ended.
+    struct Client<'a> {
+        notes: &'a Receiver<Note>,
+        told: Vec<Note>,
+        ended_before_write: Vec<bool>,
+    }
+
+    impl Write for Client<'_> {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.told.extend(self.notes.try_iter());
+            let ended = self
+                .told
+                .iter()
+                .any(|n| matches!(n, Note::End { response: true, .. }));
+            self.ended_before_write.push(ended);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The upstream side of a request, swallowed.
+    struct Nowhere;
+
+    impl Write for Nowhere {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl UpWrite for Nowhere {
+        fn finish(&mut self) {}
+        fn abort(&mut self) {}
+    }
+
+    /// Relays a request with `body`, then its JSON answer in one read: whether the judge had
+    /// heard the answer's end when its bytes were written to the client.
+    fn told_before_written(body: &str) -> bool {
+        let (tx, rx) = mpsc::channel();
+        let ctx = ctx(tx);
+        let waiting: Waiting = Arc::default();
+        let mut req = RequestWatch {
+            up: Box::new(Nowhere),
+            failed: false,
+            ctx: &ctx,
+            conn: 1,
+            waiting: &waiting,
+            copy: None,
+            sniff: None,
+        };
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        Framer::new(Side::Request).feed(request.as_bytes(), &mut req);
+        let mut w = AnswerWatch {
+            ctx: &ctx,
+            conn: 1,
+            waiting: &waiting,
+            tx: None,
+            copy: None,
+            setup: false,
+        };
+        let mut client = Client {
+            notes: &rx,
+            told: Vec::new(),
+            ended_before_write: Vec::new(),
+        };
+        let result = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{result}",
+            result.len()
+        );
+        relay_read(
+            answer.as_bytes(),
+            &mut client,
+            &mut Framer::new(Side::Response),
+            &mut w,
+        )
+        .unwrap();
+        client.told.extend(rx.try_iter());
+        assert!(
+            client
+                .told
+                .iter()
+                .any(|n| matches!(n, Note::End { response: true, .. })),
+            "the answer's end is told"
+        );
+        assert_eq!(client.ended_before_write.len(), 1);
+        client.ended_before_write[0]
+    }
+
+    #[test]
+    fn a_setup_answer_is_told_before_the_client_has_it_and_a_call_after() {
+        for m in ["initialize", "server/discover", "tools/list"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{m}","params":{{}}}}"#);
+            assert!(told_before_written(&body), "{m}");
+        }
+        // Escaped the same method is the same.
+        assert!(told_before_written(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/list"}"#
+        ));
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            "not json",
+        ] {
+            assert!(!told_before_written(body), "{body}");
+        }
+    }
 }
