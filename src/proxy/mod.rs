@@ -16,7 +16,8 @@
 //!
 //! **stdio** ([`stdio::run`]): `proxy -- COMMAND ARGS...`, launched by a client as its server
 //! command, launches the server and relays its three streams; each `tools/call` is judged as
-//! `classify --transcript` judges a transcript.
+//! `classify --transcript` judges a transcript, and each setup answer as `probe` records one
+//! over stdio.
 //!
 //! Each judged exchange goes to the sinks (`sinks`): a line on stderr (tool, outcome,
 //! deciding rule, latency), the `classify --jsonl` record in `--log`, an exchange file in
@@ -47,6 +48,7 @@ mod sessions;
 mod shared_stderr;
 mod sinks;
 pub mod stdio;
+mod stdio_setup;
 mod summary;
 mod ui;
 mod upstream;

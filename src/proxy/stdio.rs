@@ -8,9 +8,11 @@
 //! `classify --transcript` reads a transcript ([`crate::inputs::transcript::Replay`]): each
 //! `tools/call` is judged when its response line arrives (or the server exits, or the proxy
 //! stops), under the revision `initialize` negotiated or the request names, with the tool's
-//! definition from the last `tools/list` answer. `--record DIR` writes the session's
-//! transcript (`transcript.jsonl`, which `classify --transcript` judges again to the same
-//! verdicts) and an exchange file per judged call.
+//! definition from the last `tools/list` answer; each setup answer (`initialize`,
+//! `server/discover`, `tools/list`) is judged too, as `probe` records it over stdio
+//! (`stdio_setup`). `--record DIR` writes the session's transcript (`transcript.jsonl`, which
+//! `classify --transcript` judges again to the same verdicts) and an exchange file per judged
+//! exchange.
 //!
 //! Every line is told to the judging thread before it is written on: a request before the
 //! server can have answered it, an answer before the client can have acted on it (a
@@ -37,6 +39,7 @@ use std::time::{Duration, Instant};
 use super::judged::{Judged, Kind, Unjudged};
 use super::shared_stderr::SharedStderr;
 use super::sinks::{self, Sink};
+use super::stdio_setup::{Answered, Setup};
 use super::summary::{Summary, Tally};
 use super::{ProxyError, lock, ui};
 use crate::inputs::transcript::{Call, Replay};
@@ -247,6 +250,7 @@ pub fn run(config: StdioConfig, stop: Arc<AtomicBool>) -> Result<StdioRun, Proxy
         let live = StdioLive {
             engine: Engine::builtin(),
             replay: Replay::default(),
+            setup: Setup::default(),
             sinks,
             transcript,
             started,
@@ -472,10 +476,18 @@ impl TranscriptFile {
     }
 }
 
+/// What an entry ended: a call or a setup answer.
+enum Done {
+    Call(Call),
+    Setup(Answered),
+}
+
 /// The judging thread of the stdio form.
 struct StdioLive {
     engine: &'static Engine,
     replay: Replay,
+    /// The setup answers under way.
+    setup: Setup,
     sinks: Vec<Box<dyn Sink>>,
     transcript: Option<TranscriptFile>,
     started: Instant,
@@ -523,7 +535,8 @@ impl StdioLive {
                         // A tools/call request: its clock starts.
                         self.requested.insert(self.entries, at);
                     }
-                    self.judge_all(calls, at, None);
+                    let setups = self.setup.push(&e, at);
+                    self.judge_all(calls, setups, at, None);
                 }
                 Told::Exit { status, at } => {
                     let secs = Some(at.saturating_duration_since(self.started).as_secs_f64());
@@ -542,14 +555,17 @@ impl StdioLive {
                         at: self.entries,
                     };
                     let calls = self.replay.push(&e);
-                    self.judge_all(calls, at, None);
+                    let setups = self.setup.push(&e, at);
+                    self.judge_all(calls, setups, at, None);
                 }
                 Told::Stop => break,
             }
         }
         let calls = self.replay.finish();
+        let setups = self.setup.finish();
         self.judge_all(
             calls,
+            setups,
             Instant::now(),
             Some("the proxy stopped before the answer ended: judged on what had arrived"),
         );
@@ -558,10 +574,72 @@ impl StdioLive {
         }
     }
 
-    fn judge_all(&mut self, mut calls: Vec<Call>, ended: Instant, note: Option<&str>) {
-        calls.sort_by_key(|c| c.line);
-        for c in calls {
-            self.judge_call(c, ended, note);
+    /// Judges the calls and setup answers an entry ended, in the order of their requests.
+    fn judge_all(
+        &mut self,
+        calls: Vec<Call>,
+        setups: Vec<Answered>,
+        ended: Instant,
+        note: Option<&str>,
+    ) {
+        let mut done: Vec<Done> = calls
+            .into_iter()
+            .map(Done::Call)
+            .chain(setups.into_iter().map(Done::Setup))
+            .collect();
+        done.sort_by_key(|d| match d {
+            Done::Call(c) => c.line,
+            Done::Setup(a) => a.line,
+        });
+        for d in done {
+            match d {
+                Done::Call(c) => self.judge_call(c, ended, note),
+                Done::Setup(a) => self.judge_setup(a, ended, note),
+            }
+        }
+    }
+
+    /// Judges a setup answer as the HTTP form does (as `probe` records it over stdio).
+    fn judge_setup(&mut self, a: Answered, ended: Instant, note: Option<&str>) {
+        self.seq += 1;
+        let mut ex = *a.exchange;
+        let revision = match ex.protocol.as_deref() {
+            Some([p, ..]) => *p,
+            _ => match revisions_of(&ex) {
+                Ok(ps) => ps[0],
+                Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
+            },
+        };
+        ex.protocol = Some(vec![revision]);
+        ex.name = Some(format!("proxy {:04} {}", self.seq, a.method));
+        let judgement = match judge(
+            &ex,
+            &Options {
+                protocols: Some(revision.only()),
+                engine: self.engine,
+            },
+        ) {
+            Ok(j) => j,
+            Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
+        };
+        let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
+        if self.over_at.iter().any(|&l| l >= a.line) {
+            notes.push(
+                "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
+            );
+        }
+        let j = Judged {
+            seq: self.seq,
+            kind: Kind::Setup,
+            method: a.method,
+            tool: None,
+            exchange: ex,
+            judgement,
+            latency: ended.saturating_duration_since(a.at),
+            notes,
+        };
+        for s in &mut self.sinks {
+            s.judged(&j);
         }
     }
 
@@ -614,9 +692,13 @@ impl StdioLive {
     }
 
     fn unjudged(&mut self, tool: Option<String>, why: String) {
+        self.unjudged_method("tools/call", tool, why);
+    }
+
+    fn unjudged_method(&mut self, method: &str, tool: Option<String>, why: String) {
         let u = Unjudged {
             seq: self.seq,
-            method: Some("tools/call".into()),
+            method: Some(method.into()),
             tool,
             why,
         };

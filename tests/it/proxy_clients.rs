@@ -124,14 +124,17 @@ fn recordings_agree(t: &Through, what: &str) {
     assert_eq!(n, judged, "{what}: a recording per judged exchange");
 }
 
+/// Whether a log record is a judged `tools/call` (not a setup answer).
+fn is_call(r: &Value) -> bool {
+    r["exchange"]
+        .as_str()
+        .is_some_and(|e| e.contains("tools/call"))
+}
+
 fn call_verdicts(t: &Through) -> Vec<(String, Option<String>)> {
     t.log
         .iter()
-        .filter(|r| {
-            r["exchange"]
-                .as_str()
-                .is_some_and(|e| e.contains("tools/call"))
-        })
+        .filter(|r| is_call(r))
         .map(|r| {
             let v = &r["verdicts"][0];
             (
@@ -399,7 +402,7 @@ fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[Stri
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let summary = Summary {
-        calls: log.iter().filter(|r| r.get("verdicts").is_some()).count(),
+        calls: log.iter().filter(|r| is_call(r)).count(),
         unjudged: log.iter().filter(|r| r.get("error").is_some()).count(),
         ..Summary::default()
     };
@@ -412,7 +415,7 @@ fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[Stri
 }
 
 /// `classify --transcript` on the stdio form's transcript gives the verdicts the proxy logged,
-/// call by call.
+/// call by call (the setup answers it judged too are not calls).
 fn transcript_agrees(t: &Through, what: &str) {
     let out = run(
         bin()
@@ -429,7 +432,12 @@ fn transcript_agrees(t: &Through, what: &str) {
         .iter()
         .map(|c| &c["judgement"]["verdicts"])
         .collect();
-    let logged: Vec<&Value> = t.log.iter().map(|r| &r["verdicts"]).collect();
+    let logged: Vec<&Value> = t
+        .log
+        .iter()
+        .filter(|r| is_call(r))
+        .map(|r| &r["verdicts"])
+        .collect();
     assert_eq!(again, logged, "{what}: classify --transcript and the log");
 }
 
@@ -529,15 +537,28 @@ fn real_clients_through_the_stdio_proxy() {
         assert_eq!(t.summary.unjudged, 0, "{what}: {}", seen());
         recordings_agree(&t, &what);
         transcript_agrees(&t, &what);
-        eprintln!(
-            "proxy on a real stdio server: {what}: {} {:?}, error findings {:?}",
-            calls[0].0,
-            calls[0].1,
-            t.log[0]["verdicts"][0]["findings"].as_array().map(|f| f
-                .iter()
-                .filter(|f| f["severity"] == "error")
-                .filter_map(|f| f["rule"].as_str())
-                .collect::<Vec<_>>())
+        // The setup answers were judged as well.
+        let setup: Vec<&str> = t
+            .log
+            .iter()
+            .filter(|r| !is_call(r))
+            .filter_map(|r| r["exchange"].as_str())
+            .collect();
+        assert!(
+            setup.iter().any(|e| e.ends_with("initialize")),
+            "{what}: {setup:?}"
         );
+        for r in &t.log {
+            eprintln!(
+                "proxy on a real stdio server: {what}: {} {}, error findings {:?}",
+                r["exchange"].as_str().unwrap_or_default(),
+                r["verdicts"][0]["outcome"],
+                r["verdicts"][0]["findings"].as_array().map(|f| f
+                    .iter()
+                    .filter(|f| f["severity"] == "error")
+                    .filter_map(|f| f["rule"].as_str())
+                    .collect::<Vec<_>>())
+            );
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -39,11 +39,13 @@ struct Ended {
 impl Proxied {
     fn start(proxy_args: &[&str], server: &[&str]) -> Proxied {
         let mut cmd = bin();
-        cmd.arg("proxy")
-            .args(proxy_args)
-            .arg("--")
-            .args(server)
-            .stdin(Stdio::piped())
+        cmd.arg("proxy").args(proxy_args).arg("--").args(server);
+        Proxied::spawn(cmd)
+    }
+
+    /// Launches `cmd` (the proxy) with piped standard streams.
+    fn spawn(mut cmd: Command) -> Proxied {
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("the proxy starts");
@@ -149,6 +151,24 @@ fn jsonl(path: &Path) -> Vec<Value> {
         .unwrap_or_default()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Whether a log record is a judged `tools/call` (not a setup answer).
+fn is_call(r: &Value) -> bool {
+    r["exchange"]
+        .as_str()
+        .is_some_and(|e| e.contains("tools/call"))
+}
+
+/// The rules of a log record's error findings.
+fn error_rules(r: &Value) -> Vec<String> {
+    r["verdicts"][0]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["severity"] == "error")
+        .filter_map(|f| f["rule"].as_str().map(str::to_string))
         .collect()
 }
 
@@ -260,8 +280,15 @@ fn the_stdio_proxy_judges_as_serve_did_and_as_classify_does_on_its_recordings() 
                 .rev()
                 .find(|r| r["method"] == "tools/call")
                 .unwrap_or_else(|| panic!("{what}: serve recorded no call ({:?})", ended.code));
-            let logged = jsonl(&log);
-            assert_eq!(logged.len(), 1, "{what}: {logged:?}");
+            let all = jsonl(&log);
+            let (logged, setup): (Vec<Value>, Vec<Value>) = all.iter().cloned().partition(is_call);
+            assert_eq!(logged.len(), 1, "{what}: {all:?}");
+            // The setup answers are judged too: initialize (2025-11-25) and tools/list.
+            let want_setup = match rev {
+                Protocol::V2025_11_25 => 2,
+                Protocol::V2026_07_28 => 1,
+            };
+            assert_eq!(setup.len(), want_setup, "{what}: {all:?}");
             let v = &logged[0]["verdicts"][0];
             assert_eq!(v["protocol"], rev.as_str(), "{what}");
             assert_eq!(
@@ -288,18 +315,128 @@ fn the_stdio_proxy_judges_as_serve_did_and_as_classify_does_on_its_recordings() 
                 t["calls"][0]["judgement"]["verdicts"], logged[0]["verdicts"],
                 "{what}: classify --transcript disagrees with the log"
             );
-            // classify on the exchange file.
+            // classify on the exchange files, the setup answers' included.
             let again = classified(&rec);
-            assert_eq!(again.len(), 1, "{what}");
-            assert_eq!(
-                again[0].1["verdicts"], logged[0]["verdicts"],
-                "{what}: classify on the exchange file disagrees with the log"
-            );
-            assert_eq!(again[0].0, logged[0]["line"].as_u64().unwrap() as usize);
+            assert_eq!(again.len(), all.len(), "{what}");
+            for (n, doc) in again {
+                let r = all
+                    .iter()
+                    .find(|r| r["line"] == n)
+                    .unwrap_or_else(|| panic!("{what}: no log record {n}"));
+                assert_eq!(
+                    doc["verdicts"], r["verdicts"],
+                    "{what}: classify on exchange file {n} disagrees with the log"
+                );
+            }
             checked += 1;
         }
     }
     assert!(checked >= 20, "{checked} sessions");
+}
+
+/// The setup answers are judged over stdio as over HTTP: `serve --stdio`'s `stdio_banner`
+/// writes a plain-text line on stdout before its first answer (to `initialize`, or to
+/// `server/discover`), and that answer's record carries the error finding, a line on stderr
+/// says so, and `classify` on its exchange file agrees; under `baseline` every setup answer is
+/// clean.
+#[test]
+fn the_stdio_proxy_judges_the_setup_answers() {
+    for scenario in ["stdio_banner", "baseline"] {
+        for rev in Protocol::all() {
+            let what = format!("{scenario} {rev}");
+            let dir = temp_dir("proxy-stdio-setup");
+            let (log, rec) = (dir.join("log.jsonl"), dir.join("rec"));
+            let mut p = Proxied::start(
+                &[
+                    "--log",
+                    log.to_str().unwrap(),
+                    "--record",
+                    rec.to_str().unwrap(),
+                ],
+                &[&exe(), "serve", "--stdio", "--scenario", scenario],
+            );
+            let first = match rev {
+                Protocol::V2025_11_25 => {
+                    p.send(
+                        &json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                                   "clientInfo": {"name": "proxy-test", "version": "1"}}}),
+                    );
+                    assert!(p.response(&json!("init")).is_some(), "{what}: initialize");
+                    p.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+                    "initialize"
+                }
+                Protocol::V2026_07_28 => {
+                    p.send(
+                        &json!({"jsonrpc": "2.0", "id": "disc", "method": "server/discover",
+                        "params": params_for(rev, json!({}))}),
+                    );
+                    assert!(p.response(&json!("disc")).is_some(), "{what}: discover");
+                    "server/discover"
+                }
+            };
+            p.send(
+                &json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list",
+                "params": params_for(rev, json!({}))}),
+            );
+            assert!(p.response(&json!("list")).is_some(), "{what}: tools/list");
+            let ended = p.finish();
+            let stderr = String::from_utf8_lossy(&ended.stderr);
+            let records = jsonl(&log);
+            let names: Vec<&str> = records
+                .iter()
+                .filter_map(|r| r["exchange"].as_str())
+                .collect();
+            assert_eq!(
+                names,
+                [
+                    format!("proxy 0001 {first}"),
+                    "proxy 0002 tools/list".to_string()
+                ],
+                "{what}"
+            );
+            for r in &records {
+                assert_eq!(r["verdicts"][0]["protocol"], rev.as_str(), "{what}: {r}");
+            }
+            let banner = scenario == "stdio_banner";
+            assert_eq!(
+                error_rules(&records[0]),
+                if banner {
+                    vec!["transport.stdio.non-mcp-output".to_string()]
+                } else {
+                    vec![]
+                },
+                "{what}: {}",
+                records[0]
+            );
+            assert_eq!(error_rules(&records[1]), Vec::<String>::new(), "{what}");
+            // One line per setup answer on stderr, as over HTTP; the summary counts them.
+            let line = stderr
+                .lines()
+                .find(|l| l.contains(&format!("[0001] {first}")))
+                .unwrap_or_else(|| panic!("{what}: no line for {first}: {stderr}"));
+            assert_eq!(
+                line.contains("transport.stdio.non-mcp-output"),
+                banner,
+                "{what}: {line}"
+            );
+            assert!(stderr.contains("[0002] tools/list"), "{what}: {stderr}");
+            assert!(
+                stderr.contains("0 tools/call judged, 2 setup answers judged"),
+                "{what}: {stderr}"
+            );
+            // classify on the recorded exchange files gives the logged verdicts.
+            let again = classified(&rec);
+            assert_eq!(again.len(), 2, "{what}");
+            for (n, doc) in again {
+                assert_eq!(
+                    doc["verdicts"],
+                    records[n - 1]["verdicts"],
+                    "{what}: exchange file {n}"
+                );
+            }
+        }
+    }
 }
 
 /// The bytes a client writes reach the server, and the bytes the server writes reach the
@@ -387,4 +524,158 @@ fn the_stdio_proxy_exits_as_its_server_did() {
         String::from_utf8_lossy(&ended.stderr)
     );
     assert!(t.elapsed() < Duration::from_secs(4));
+}
+
+/// The `mcpServers` entry the README shows, as a desktop client reads it: the command and its
+/// arguments.
+fn desktop_entry() -> (String, Vec<String>) {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let block = crate::support::markdown::json_blocks(&readme)
+        .into_iter()
+        .find(|b| b.contains("mcpServers"))
+        .expect("the README shows an mcpServers entry");
+    let v: Value = serde_json::from_str(&block).unwrap();
+    let (_, entry) = v["mcpServers"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one server");
+    let command = entry["command"].as_str().unwrap().to_string();
+    let args = entry["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    (command, args)
+}
+
+/// The proxy launched exactly as a desktop client launches the README's `mcpServers` entry:
+/// `command` looked up on the client's `PATH`, the entry's `args` as they are (but for the log
+/// path), the client's environment passed through, a working directory of the client's
+/// choosing, and stdin closed when the client is done. `npx` on that `PATH` is a stand-in for
+/// the package download (the tests use no network): it notes what it was given and runs the
+/// installed `server-everything` (or, without the peers, `serve --stdio`). The client sets up
+/// a session, lists the tools and calls `echo`; the proxy relays it all, logs the setup
+/// answers and the call, and ends with the server once stdin is closed.
+#[test]
+fn the_proxy_runs_as_the_readme_desktop_entry_says() {
+    use std::os::unix::fs::PermissionsExt;
+    let (command, args) = desktop_entry();
+    assert_eq!(command, "mcp-verdict", "{args:?}");
+    let dir = temp_dir("proxy-desktop");
+    let (bin_dir, cwd, log, noted) = (
+        dir.join("bin"),
+        dir.join("cwd"),
+        dir.join("calls.jsonl"),
+        dir.join("npx-saw"),
+    );
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::os::unix::fs::symlink(exe(), bin_dir.join(&command)).unwrap();
+    let everything = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let server = if everything.is_file() {
+        format!("node {} stdio", quote(everything.to_str().unwrap()))
+    } else {
+        format!("{} serve --stdio", quote(&exe()))
+    };
+    let npx = bin_dir.join("npx");
+    std::fs::write(
+        &npx,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" \"$DESKTOP_CLIENT_SETTING\" \"$(pwd -P)\" > {}\nexec {server}\n",
+            quote(noted.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&npx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The entry's arguments, the log's path made this test's own.
+    let at = args.iter().position(|a| a == "--log").expect("--log") + 1;
+    let mut args = args;
+    args[at] = log.to_str().unwrap().to_string();
+    let after = args.iter().position(|a| a == "--").expect("--");
+    let server_args = args[after + 1..].to_vec();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new(&command);
+    cmd.args(&args)
+        .env("PATH", path)
+        .env("DESKTOP_CLIENT_SETTING", "from the client's env")
+        .current_dir(&cwd);
+    let mut p = Proxied::spawn(cmd);
+    p.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "desktop", "version": "1"}}}));
+    let init = p.response(&json!(1)).expect("initialize answered");
+    assert!(init.get("result").is_some(), "{init}");
+    p.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    p.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list = p.response(&json!(2)).expect("tools/list answered");
+    let echo = list["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "echo"))
+        .unwrap_or_else(|| panic!("an echo tool: {list}"))
+        .clone();
+    // server-everything's echo takes `message`, serve's `text`.
+    let field = echo["inputSchema"]["properties"]
+        .as_object()
+        .and_then(|p| p.keys().next().cloned())
+        .unwrap_or_else(|| "text".into());
+    p.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {field: "hi"}}}));
+    let call = p.response(&json!(3)).expect("tools/call answered");
+    assert!(call.get("result").is_some(), "{call}");
+    let ended = p.finish();
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    // npx got the entry's arguments, the client's environment and working directory.
+    let saw = std::fs::read_to_string(&noted).unwrap();
+    let saw: Vec<&str> = saw.lines().collect();
+    assert_eq!(server_args[0], "npx", "{server_args:?}");
+    assert_eq!(
+        saw,
+        [
+            server_args[1..].join(" ").as_str(),
+            "from the client's env",
+            cwd.canonicalize().unwrap().to_str().unwrap()
+        ],
+        "{stderr}"
+    );
+    // One verdict for the call, and the setup answers judged, in the log the entry names.
+    let records = jsonl(&log);
+    let names: Vec<&str> = records
+        .iter()
+        .filter_map(|r| r["exchange"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "proxy 0001 initialize",
+            "proxy 0002 tools/list",
+            "proxy 0003 tools/call echo"
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("mcp-verdict proxy: 1 tools/call judged, 2 setup answers judged"),
+        "{stderr}"
+    );
+    assert_eq!(records[2]["verdicts"][0]["protocol"], "2025-11-25");
+    eprintln!(
+        "desktop entry through the proxy: {}",
+        records
+            .iter()
+            .map(|r| format!(
+                "{} {} {:?}",
+                r["exchange"].as_str().unwrap_or_default(),
+                r["verdicts"][0]["outcome"],
+                error_rules(r)
+            ))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
 }
