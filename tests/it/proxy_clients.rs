@@ -343,8 +343,16 @@ fn real_clients_through_the_proxy_in_front_of_real_servers() {
     assert!(found.len() >= 4, "{found:?}");
 }
 
+/// A server argument that names a file of the launch's own folder (see
+/// [`through_stdio_proxy`]).
+const LAUNCH: &str = "@LAUNCH@/";
+
 /// Runs `driver` with the stdio form of the proxy in front of `server` as its server command;
-/// waits for the proxy to finish (its summary in its stderr).
+/// waits for the proxy to finish (its summary in its stderr). A client may launch its server
+/// command more than once (the TypeScript v2 client first launches one to ask
+/// `server/discover`, then the one it calls), so each launch logs and records into a folder of
+/// its own, `launch-N`, and so does the server where an argument starts with [`LAUNCH`]; the
+/// last launch is the one that is read.
 fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[String]) -> Through {
     use std::os::unix::fs::PermissionsExt;
     let d = m.driver.iter().find(|d| d.name == driver).unwrap();
@@ -354,19 +362,22 @@ fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[Stri
         quote(bin().get_program().to_str().unwrap()),
         "proxy".into(),
         "--log".into(),
-        quote(dir.join("log.jsonl").to_str().unwrap()),
+        r#""$L/log.jsonl""#.into(),
         "--record".into(),
-        quote(dir.join("rec").to_str().unwrap()),
+        r#""$L/rec""#.into(),
         "--".into(),
     ];
-    line.extend(server.iter().map(|a| quote(a)));
+    line.extend(server.iter().map(|a| match a.strip_prefix(LAUNCH) {
+        Some(rest) => format!(r#""$L"/{}"#, quote(rest)),
+        None => quote(a),
+    }));
     let script = dir.join("server.sh");
+    let base = quote(dir.join("launch-").to_str().unwrap());
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nexec {} 2> {}\n",
+            "#!/bin/sh\nn=0\nwhile ! mkdir {base}$n 2>/dev/null; do n=$((n+1)); done\nL={base}$n\nexec {} 2> \"$L/stderr\"\n",
             line.join(" "),
-            quote(dir.join("stderr").to_str().unwrap())
         ),
     )
     .unwrap();
@@ -383,6 +394,21 @@ fn through_stdio_proxy(m: &Manifest, driver: &str, rev: Protocol, server: &[Stri
     };
     let target = serde_json::json!([script]).to_string();
     let line = run_driver(&run, &target);
+    let launches = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("launch-")?
+                .parse::<u32>()
+                .ok()
+        })
+        .max();
+    let dir = dir.join(format!(
+        "launch-{}",
+        launches.unwrap_or_else(|| panic!("{driver} {rev}: the client never launched the proxy"))
+    ));
     // The client has gone; the proxy ends with its server and prints its summary.
     let until = std::time::Instant::now() + Duration::from_secs(20);
     let stderr = loop {
@@ -452,7 +478,6 @@ fn real_clients_through_the_stdio_proxy() {
         for rev in d.revisions.iter().filter_map(|r| Protocol::parse(r)) {
             for scenario in STDIO_SCENARIOS {
                 let what = format!("{} {rev} {scenario} (stdio)", d.name);
-                let served_log = temp_dir("proxy-clients-served").join("served.jsonl");
                 let server = [
                     bin().get_program().to_str().unwrap().to_string(),
                     "serve".into(),
@@ -460,9 +485,10 @@ fn real_clients_through_the_stdio_proxy() {
                     "--scenario".into(),
                     scenario.to_string(),
                     "--log".into(),
-                    served_log.to_str().unwrap().to_string(),
+                    format!("{LAUNCH}served.jsonl"),
                 ];
                 let t = through_stdio_proxy(&m, &d.name, rev, &server);
+                let served_log = t.records.parent().unwrap().join("served.jsonl");
                 assert_eq!(
                     t.line.get("outcome").and_then(Value::as_str),
                     Some("returned"),
