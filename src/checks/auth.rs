@@ -263,7 +263,9 @@ fn query_token(cx: &Cx<'_>, _: &Params) -> Eval {
     let Some(url) = cx.an.ex.request.url.as_deref() else {
         return Eval::NotApplicable;
     };
-    if token_in_query(url) {
+    // A URL without `?` has no query to carry a token (the parse that finds the query is
+    // skipped, not the check: it still passes).
+    if url.contains('?') && token_in_query(url) {
         Eval::hit(
             "",
             format!(

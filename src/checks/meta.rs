@@ -85,6 +85,11 @@ const DATA: [&str; 8] = [
 /// `(pointer, key)`, by pointer: the same order whether `v` is on a tape (the document's order)
 /// or parsed (sorted keys).
 pub(crate) fn bad_meta_keys(v: JsonRef<'_>, at: &str, out: &mut Vec<(String, String)>) {
+    // Most messages have no bad key: finding that out builds no pointer and allocates nothing;
+    // the walk that locates them runs only when there is one.
+    if !any_bad(v, 0) {
+        return;
+    }
     let from = out.len();
     walk(v, &mut at.to_string(), out, 0);
     out[from..].sort_unstable();
@@ -92,6 +97,24 @@ pub(crate) fn bad_meta_keys(v: JsonRef<'_>, at: &str, out: &mut Vec<(String, Str
 
 /// Nesting past this depth is not walked for `_meta` (the protocol's own structure is shallow).
 const MAX_DEPTH: usize = 32;
+
+/// Whether [`walk`] would find a key: the same members visited to the same depth, no pointer
+/// built.
+fn any_bad(v: JsonRef<'_>, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    if v.is_array() {
+        return v.items().any(|item| any_bad(item, depth + 1));
+    }
+    v.members().any(|(k, child)| {
+        if k == "_meta" {
+            child.members().any(|(key, _)| !valid_meta_key(key))
+        } else {
+            !DATA.contains(&k) && any_bad(child, depth + 1)
+        }
+    })
+}
 
 fn walk(v: JsonRef<'_>, at: &mut String, out: &mut Vec<(String, String)>, depth: usize) {
     if depth > MAX_DEPTH {
@@ -125,14 +148,12 @@ fn walk(v: JsonRef<'_>, at: &mut String, out: &mut Vec<(String, String)>, depth:
 /// Whether every `_meta` key under `v` follows the key-name format (a stream notification is
 /// held as a digest only then, so that the check below sees every one that does not).
 pub(crate) fn meta_keys_valid(v: JsonRef<'_>) -> bool {
-    let mut bad = Vec::new();
-    bad_meta_keys(v, "", &mut bad);
-    bad.is_empty()
+    !any_bad(v, 0)
 }
 
 fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
     let mut bad = Vec::new();
-    if let Some(m) = cx.an.message() {
+    if let Some(m) = cx.message() {
         bad_meta_keys(m, "", &mut bad);
     }
     let mut hits: Vec<Hit> = bad.drain(..).map(|(at, key)| hit(at, &key, None)).collect();
@@ -149,7 +170,7 @@ fn meta_key_format(cx: &Cx<'_>, _: &Params) -> Eval {
             }
         }
     }
-    let judged = cx.an.message().is_some() || sequence(cx).is_some();
+    let judged = cx.message().is_some() || sequence(cx).is_some();
     if !judged {
         return Eval::NotApplicable;
     }
@@ -253,6 +274,45 @@ mod tests {
             "a b",
         ] {
             assert!(!valid_meta_key(bad), "{bad}");
+        }
+    }
+
+    /// The walk that finds nothing builds no pointer ([`super::any_bad`]); it must say "none"
+    /// exactly when the locating walk finds none: bad keys at the top, deep, under arrays, in
+    /// the application's data (not walked) and past the depth limit (not walked), on a parsed
+    /// value and on a tape.
+    #[test]
+    fn any_bad_agrees_with_the_locating_walk() {
+        use crate::wire::jsonref::JsonRef;
+        use serde_json::json;
+        let mut deep = json!({"_meta": {"-bad": 1}});
+        for _ in 0..40 {
+            deep = json!({"x": [deep]});
+        }
+        let docs = [
+            json!({"_meta": {"ok": 1}}),
+            json!({"_meta": {"-bad": 1}}),
+            json!({"result": {"content": [{"type": "text", "_meta": {"x-": 1}}]}}),
+            json!({"result": {"content": [{"type": "text", "_meta": {"fine": 1}}]}}),
+            json!({"params": {"arguments": {"_meta": {"-bad": 1}}}}),
+            json!({"result": {"structuredContent": {"_meta": {"-bad": 1}}, "_meta": "no"}}),
+            json!([[{"_meta": {"a b": 1}}]]),
+            deep,
+        ];
+        for doc in &docs {
+            let mut located = Vec::new();
+            let mut at = String::new();
+            super::walk(JsonRef::Value(doc), &mut at, &mut located, 0);
+            assert_eq!(
+                super::any_bad(JsonRef::Value(doc), 0),
+                !located.is_empty(),
+                "{doc}"
+            );
+            let text = doc.to_string();
+            if let Some(tape) = crate::wire::tape::Tape::read(&text) {
+                let on_tape = JsonRef::Tape(tape.root());
+                assert_eq!(super::any_bad(on_tape, 0), !located.is_empty(), "{doc}");
+            }
         }
     }
 }
