@@ -119,6 +119,11 @@ impl Proxied {
         None
     }
 
+    /// Whether the proxy (and so its server) has ended.
+    fn exited(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_some()
+    }
+
     /// Closes stdin and waits for the proxy to end (it ends with the server); killed and
     /// reaped after 20 s.
     fn finish(mut self) -> Ended {
@@ -259,6 +264,16 @@ fn the_stdio_proxy_judges_as_serve_did_and_as_classify_does_on_its_recordings() 
             p.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                 "params": params_for(rev, json!({"name": "echo", "arguments": {"text": "hi"}}))}));
             let _ = p.response(&json!(7));
+            // serve records a call once it has judged what it sent, and gives the calls under
+            // way a bounded moment once its stdin ends, which a busy machine can outlast: its
+            // stdin is closed once the call is recorded (or the server has exited).
+            let until = Instant::now() + WAIT;
+            while !jsonl(&served).iter().any(|r| r["method"] == "tools/call")
+                && !p.exited()
+                && Instant::now() < until
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
             let ended = p.finish();
             let stderr = String::from_utf8_lossy(&ended.stderr);
             assert!(
