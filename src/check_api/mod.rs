@@ -145,6 +145,8 @@ impl Needs {
     pub const STDIO: Needs = Needs(1 << 8);
     /// The transport bindings and their framings (an SSE body within HTTP): a check of one is
     /// never run over another, and may then judge what another framing's check judges alike.
+    /// Read only by the debug builds' check that a skipped step could not apply.
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const FRAMINGS: Needs = Needs(Self::HTTP.0 | Self::STDIO.0 | Self::STREAM.0);
 
     /// Both sets.
@@ -157,7 +159,8 @@ impl Needs {
         self.0
     }
 
-    /// The parts in both sets.
+    /// The parts in both sets (read only by the debug builds' check, as [`Needs::FRAMINGS`]).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub const fn intersection(self, other: Needs) -> Needs {
         Needs(self.0 & other.0)
     }
