@@ -48,6 +48,7 @@ mod sessions;
 mod shared_stderr;
 mod sinks;
 pub mod stdio;
+mod stdio_live;
 mod stdio_setup;
 mod summary;
 mod ui;

@@ -4,7 +4,7 @@
 //! the server's stderr to its own stderr. Nothing is added to stdout, which carries the
 //! protocol; the proxy's own lines go to stderr between the server's lines, never inside one.
 //!
-//! Every line either side wrote is told to the judging thread, which replays the session as
+//! Every line either side wrote is told to the judging thread (`stdio_live`), which replays the session as
 //! `classify --transcript` reads a transcript ([`crate::inputs::transcript::Replay`]): each
 //! `tools/call` is judged when its response line arrives (or the server exits, or the proxy
 //! stops), under the revision `initialize` negotiated or the request names, with the tool's
@@ -29,24 +29,24 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::judged::{Judged, Kind, Unjudged};
 use super::shared_stderr::SharedStderr;
 use super::sinks::{self, Sink};
-use super::stdio_setup::{Answered, Setup};
+use super::stdio_live::{StdioLive, TranscriptFile};
+use super::stdio_setup::Setup;
 use super::summary::{Summary, Tally};
 use super::{ProxyError, lock, ui};
-use crate::inputs::transcript::{Call, Replay};
-use crate::judge::{Engine, Options, judge, revisions_of};
+use crate::inputs::transcript::Replay;
+use crate::judge::Engine;
 use crate::outputs::Style;
 use crate::wire::stdio::ExitStatus;
-use crate::wire::stdio::transcript::{Direction, Entry, TranscriptWriter};
+use crate::wire::stdio::transcript::Direction;
 
 /// How long the server gets to exit after the proxy passed it a SIGTERM or SIGINT.
 pub const KILL_AFTER: Duration = Duration::from_secs(5);
@@ -117,7 +117,7 @@ impl StdioRun {
 }
 
 /// What a relaying thread tells the judging thread.
-enum Told {
+pub(super) enum Told {
     /// A line one side wrote (without its newline); `over` when it was longer than the copy
     /// bound and only its first bytes are here.
     Line {
@@ -428,282 +428,4 @@ fn exit_status(s: std::process::ExitStatus) -> ExitStatus {
         }
     }
     ExitStatus::code(s.code().unwrap_or(-1))
-}
-
-/// `--record`'s `transcript.jsonl`, written as the session goes, secrets redacted.
-struct TranscriptFile {
-    out: std::io::BufWriter<std::fs::File>,
-    path: PathBuf,
-    failed: bool,
-}
-
-impl TranscriptFile {
-    fn create(path: &Path) -> std::io::Result<TranscriptFile> {
-        Ok(TranscriptFile {
-            out: std::io::BufWriter::new(std::fs::File::create(path)?),
-            path: path.to_path_buf(),
-            failed: false,
-        })
-    }
-
-    fn write(
-        &mut self,
-        entry: impl FnOnce(&mut TranscriptWriter<Vec<u8>>) -> std::io::Result<()>,
-    ) -> Option<String> {
-        if self.failed {
-            return None;
-        }
-        let mut w = TranscriptWriter::new(Vec::new());
-        let text = entry(&mut w)
-            .and_then(|()| w.into_inner())
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
-        let r = text.and_then(|t| {
-            // Redacted as any string of JSON is.
-            self.out
-                .write_all(crate::views::redact::text(&t).as_bytes())
-                .and_then(|()| self.out.flush())
-        });
-        match r {
-            Ok(()) => None,
-            Err(e) => {
-                self.failed = true;
-                Some(format!(
-                    "mcp-verdict proxy: cannot write the transcript {}: {e} (the relay goes on; nothing more is recorded)",
-                    self.path.display()
-                ))
-            }
-        }
-    }
-}
-
-/// What an entry ended: a call or a setup answer.
-enum Done {
-    Call(Call),
-    Setup(Answered),
-}
-
-/// The judging thread of the stdio form.
-struct StdioLive {
-    engine: &'static Engine,
-    replay: Replay,
-    /// The setup answers under way.
-    setup: Setup,
-    sinks: Vec<Box<dyn Sink>>,
-    transcript: Option<TranscriptFile>,
-    started: Instant,
-    /// When each request line (by its transcript line) was read.
-    requested: HashMap<usize, Instant>,
-    entries: usize,
-    /// The transcript lines longer than the copy bound.
-    over_at: Vec<usize>,
-    seq: usize,
-    err: Arc<SharedStderr>,
-}
-
-impl StdioLive {
-    fn run(mut self, told: Receiver<Told>) {
-        while let Ok(t) = told.recv() {
-            match t {
-                Told::Line {
-                    dir,
-                    bytes,
-                    partial,
-                    over,
-                    at,
-                } => {
-                    let secs = Some(at.saturating_duration_since(self.started).as_secs_f64());
-                    if let Some(f) = &mut self.transcript
-                        && let Some(why) = f.write(|w| w.line(dir, &bytes, partial, secs))
-                    {
-                        self.err.line(&why);
-                    }
-                    self.entries += 1;
-                    if over {
-                        self.over_at.push(self.entries);
-                    }
-                    let e = Entry {
-                        dir,
-                        bytes,
-                        partial,
-                        t: secs,
-                        exit: None,
-                        at: self.entries,
-                    };
-                    let open = self.replay.open();
-                    let calls = self.replay.push(&e);
-                    if self.replay.open() > open {
-                        // A tools/call request: its clock starts.
-                        self.requested.insert(self.entries, at);
-                    }
-                    let setups = self.setup.push(&e, at);
-                    self.judge_all(calls, setups, at, None);
-                }
-                Told::Exit { status, at } => {
-                    let secs = Some(at.saturating_duration_since(self.started).as_secs_f64());
-                    if let Some(f) = &mut self.transcript
-                        && let Some(why) = f.write(|w| w.exit(status, secs))
-                    {
-                        self.err.line(&why);
-                    }
-                    self.entries += 1;
-                    let e = Entry {
-                        dir: Direction::Exit,
-                        bytes: Vec::new(),
-                        partial: false,
-                        t: secs,
-                        exit: Some(status),
-                        at: self.entries,
-                    };
-                    let calls = self.replay.push(&e);
-                    let setups = self.setup.push(&e, at);
-                    self.judge_all(calls, setups, at, None);
-                }
-                Told::Stop => break,
-            }
-        }
-        let calls = self.replay.finish();
-        let setups = self.setup.finish();
-        self.judge_all(
-            calls,
-            setups,
-            Instant::now(),
-            Some("the proxy stopped before the answer ended: judged on what had arrived"),
-        );
-        for s in &mut self.sinks {
-            s.finish();
-        }
-    }
-
-    /// Judges the calls and setup answers an entry ended, in the order of their requests.
-    fn judge_all(
-        &mut self,
-        calls: Vec<Call>,
-        setups: Vec<Answered>,
-        ended: Instant,
-        note: Option<&str>,
-    ) {
-        let mut done: Vec<Done> = calls
-            .into_iter()
-            .map(Done::Call)
-            .chain(setups.into_iter().map(Done::Setup))
-            .collect();
-        done.sort_by_key(|d| match d {
-            Done::Call(c) => c.line,
-            Done::Setup(a) => a.line,
-        });
-        for d in done {
-            match d {
-                Done::Call(c) => self.judge_call(c, ended, note),
-                Done::Setup(a) => self.judge_setup(a, ended, note),
-            }
-        }
-    }
-
-    /// Judges a setup answer as the HTTP form does (as `probe` records it over stdio).
-    fn judge_setup(&mut self, a: Answered, ended: Instant, note: Option<&str>) {
-        self.seq += 1;
-        let mut ex = *a.exchange;
-        let revision = match ex.protocol.as_deref() {
-            Some([p, ..]) => *p,
-            _ => match revisions_of(&ex) {
-                Ok(ps) => ps[0],
-                Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
-            },
-        };
-        ex.protocol = Some(vec![revision]);
-        ex.name = Some(format!("proxy {:04} {}", self.seq, a.method));
-        let judgement = match judge(
-            &ex,
-            &Options {
-                protocols: Some(revision.only()),
-                engine: self.engine,
-            },
-        ) {
-            Ok(j) => j,
-            Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
-        };
-        let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
-        if self.over_at.iter().any(|&l| l >= a.line) {
-            notes.push(
-                "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
-            );
-        }
-        let j = Judged {
-            seq: self.seq,
-            kind: Kind::Setup,
-            method: a.method,
-            tool: None,
-            exchange: ex,
-            judgement,
-            latency: ended.saturating_duration_since(a.at),
-            notes,
-        };
-        for s in &mut self.sinks {
-            s.judged(&j);
-        }
-    }
-
-    fn judge_call(&mut self, call: Call, ended: Instant, note: Option<&str>) {
-        let at = self.requested.remove(&call.line).unwrap_or(ended);
-        self.seq += 1;
-        let mut ex = *call.exchange;
-        let revision = match revisions_of(&ex) {
-            Ok(ps) => ps[0],
-            Err(e) => return self.unjudged(call.tool, e.reason()),
-        };
-        ex.protocol = Some(vec![revision]);
-        let label = match &call.tool {
-            Some(t) => format!("tools/call {t}"),
-            None => "tools/call".to_string(),
-        };
-        ex.name = Some(format!("proxy {:04} {label}", self.seq));
-        let judgement = match judge(
-            &ex,
-            &Options {
-                protocols: Some(revision.only()),
-                engine: self.engine,
-            },
-        ) {
-            Ok(j) => j,
-            Err(e) => return self.unjudged(call.tool, e.reason()),
-        };
-        let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
-        if self.over_at.iter().any(|&l| l >= call.line) {
-            notes.push(
-                "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
-            );
-        }
-        let j = Judged {
-            seq: self.seq,
-            kind: Kind::Call,
-            method: "tools/call".into(),
-            tool: call.tool,
-            exchange: ex,
-            judgement,
-            latency: ended.saturating_duration_since(at),
-            notes,
-        };
-        for s in &mut self.sinks {
-            s.judged(&j);
-        }
-        // Lines longer than the bound before every open call's request are forgotten.
-        let first_open = self.requested.keys().min().copied().unwrap_or(usize::MAX);
-        self.over_at.retain(|&l| l >= first_open);
-    }
-
-    fn unjudged(&mut self, tool: Option<String>, why: String) {
-        self.unjudged_method("tools/call", tool, why);
-    }
-
-    fn unjudged_method(&mut self, method: &str, tool: Option<String>, why: String) {
-        let u = Unjudged {
-            seq: self.seq,
-            method: Some(method.into()),
-            tool,
-            why,
-        };
-        for s in &mut self.sinks {
-            s.unjudged(&u);
-        }
-    }
 }
