@@ -420,10 +420,12 @@ pub fn run_driver(run: &CellRun<'_>, target: &str) -> Value {
             return failed(
                 "SpawnFailed",
                 format!(
-                    "cannot run `{}` in {}: {e}; {}",
+                    // The hint comes before the folder: a summary is cut to a line, and a
+                    // deep folder must not push the fix out of it.
+                    "cannot run `{}`: {e}; {} (run in {})",
                     d.command.join(" "),
-                    run.manifest.dir.display(),
-                    install_hint(run)
+                    install_hint(run),
+                    run.manifest.dir.display()
                 ),
             );
         }

@@ -204,7 +204,7 @@ fn a_driver_that_is_not_installed_says_what_to_install() {
     .unwrap();
     let summary = one_cell_summary(&absent);
     assert!(
-        summary.starts_with("driver failed: cannot run `./no-such-driver x` in ")
+        summary.starts_with("driver failed: cannot run `./no-such-driver x`: ")
             && summary.contains("install the drivers with `bash "),
         "{summary}"
     );
