@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use super::shared_stderr::SharedStderr;
 use super::sinks::{self, Sink};
-use super::stdio_live::{StdioLive, TranscriptFile};
+use super::stdio_live::{StdioLive, Told, TranscriptFile};
 use super::stdio_setup::Setup;
 use super::summary::{Summary, Tally};
 use super::{ProxyError, lock, ui};
@@ -114,23 +114,6 @@ impl StdioRun {
             _ => 1,
         }
     }
-}
-
-/// What a relaying thread tells the judging thread.
-pub(super) enum Told {
-    /// A line one side wrote (without its newline); `over` when it was longer than the copy
-    /// bound and only its first bytes are here.
-    Line {
-        dir: Direction,
-        bytes: Vec<u8>,
-        partial: bool,
-        over: bool,
-        at: Instant,
-    },
-    /// The server process ended.
-    Exit { status: ExitStatus, at: Instant },
-    /// The proxy stops: judge what is under way.
-    Stop,
 }
 
 /// Splits a stream into lines for the judging thread, copying at most `bound` bytes of each.

@@ -13,11 +13,28 @@ use std::time::Instant;
 use super::judged::{Judged, Kind, Unjudged};
 use super::shared_stderr::SharedStderr;
 use super::sinks::Sink;
-use super::stdio::Told;
 use super::stdio_setup::{Answered, Setup};
 use crate::inputs::transcript::{Call, Replay};
 use crate::judge::{Engine, Options, judge, revisions_of};
+use crate::wire::stdio::ExitStatus;
 use crate::wire::stdio::transcript::{Direction, Entry, TranscriptWriter};
+
+/// What a relaying thread tells the judging thread.
+pub(super) enum Told {
+    /// A line one side wrote (without its newline); `over` when it was longer than the copy
+    /// bound and only its first bytes are here.
+    Line {
+        dir: Direction,
+        bytes: Vec<u8>,
+        partial: bool,
+        over: bool,
+        at: Instant,
+    },
+    /// The server process ended.
+    Exit { status: ExitStatus, at: Instant },
+    /// The proxy stops: judge what is under way.
+    Stop,
+}
 
 /// `--record`'s `transcript.jsonl`, written as the session goes, secrets redacted.
 pub(super) struct TranscriptFile {

@@ -1,78 +1,24 @@
-//! Finding the files, judging them in parallel, comparing verdicts with expectations.
+//! Finding the files and judging them in parallel; each verdict is set against its
+//! expectation in `expect.rs`.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::expect::compare;
 use super::locate::{line_col, pointer_span};
 use super::locator::{BodyGiven, Locator};
+use super::options::CheckOptions;
 use super::{
-    Baseline, CheckFinding, CheckRun, Diff, Failure, FailureKind, FileResult, InputError,
-    InputErrorKind, Location, OutcomeDiff, RevisionConformance, RevisionResult, RuleConformance,
-    RuleEval, RuleState, Status, rule_counts,
+    Baseline, CheckRun, FileResult, InputError, InputErrorKind, Location, RevisionConformance,
+    RuleConformance, RuleState, Status, rule_counts,
 };
 use crate::inputs::corpus::{CorpusError, collect_files, display_path};
-use crate::judge::Engine;
-use crate::judge::{JudgeError, Options, Verdict, judge_capped, revisions_of};
+use crate::judge::{JudgeError, Options, judge_capped, revisions_of};
 use crate::rules::RuleTable;
 use crate::vocab::Protocol;
-use crate::wire::exchange::{Exchange, ExchangeFile, Expectation};
-
-pub use crate::config::FailOn;
-use crate::config::Settings;
-
-/// How to run a check.
-pub struct CheckOptions<'t> {
-    /// Revisions to judge every file under; `None`: the ones each file names (its `protocol`
-    /// and `expect` keys), else the recorded request's, else every revision when `expect` has
-    /// only `all`.
-    pub protocols: Option<Vec<Protocol>>,
-    /// The engine (rule table and plan).
-    pub engine: &'t Engine,
-    /// Threshold for files without expectations.
-    pub fail_on: FailOn,
-    /// Whether findings not listed in `rules` fail files with expectations.
-    pub strict: bool,
-    /// Known failures.
-    pub baseline: Option<Baseline>,
-    /// Called after each file with the number of files done so far (from worker threads).
-    pub progress: Option<&'t (dyn Fn(usize) + Sync)>,
-    /// The directory reports show paths relative to (absolute; `None`: the current
-    /// directory). Files outside it are shown with their absolute path.
-    pub root: Option<PathBuf>,
-    /// At most this many findings of one rule per (file, revision) are listed, the rest
-    /// counted ([`RevisionResult::omitted`]); 0: every finding. The cap changes no status.
-    pub max_findings_per_rule: usize,
-    /// Settings applied to each verdict before it is reported ([`Settings::apply`], with the
-    /// file's path for per-path overrides): which findings are reported and their severity.
-    /// Expectations are compared with the verdict as judged, before settings.
-    pub settings: Option<&'t Settings>,
-}
-
-impl<'t> CheckOptions<'t> {
-    /// Defaults: revisions from the files, `--fail-on error`, not strict, no baseline.
-    pub fn new(engine: &'t Engine) -> CheckOptions<'t> {
-        CheckOptions {
-            protocols: None,
-            engine,
-            fail_on: FailOn::Error,
-            strict: false,
-            baseline: None,
-            progress: None,
-            root: None,
-            max_findings_per_rule: crate::judge::DEFAULT_MAX_FINDINGS_PER_RULE,
-            settings: None,
-        }
-    }
-}
-
-impl Default for CheckOptions<'static> {
-    fn default() -> Self {
-        CheckOptions::new(Engine::builtin())
-    }
-}
+use crate::wire::exchange::{Exchange, ExchangeFile};
 
 /// Collects the files and checks them: [`collect_files`] then [`check_files`].
 pub fn run_check<P: AsRef<Path>>(
@@ -565,136 +511,6 @@ fn revisions_for(
             Ok(Protocol::all().collect())
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Compares a verdict with an expectation and builds the result: the expectation is met by the
-/// verdict as judged (`v`), and what is reported and what fails without one is the verdict
-/// with the settings applied (`shown`).
-fn compare(
-    v: &Verdict<'_>,
-    shown: &Verdict<'_>,
-    exp: Option<&Expectation>,
-    targeted: bool,
-    options: &CheckOptions<'_>,
-    locator: &Locator<'_>,
-) -> RevisionResult {
-    let out = crate::views::VerdictOut::of(shown);
-    let actives = options.engine.table().active(v.protocol);
-    let evaluations = v
-        .evaluations
-        .iter()
-        .zip(actives)
-        .map(|(status, a)| RuleEval {
-            rule: options.engine.table().rule_of(a).id.clone(),
-            status: *status,
-        })
-        .collect();
-    let mut failures = Vec::new();
-    let mut diff = None;
-    let status = match exp {
-        Some(exp) => {
-            let mut d = Diff::default();
-            if v.outcome != exp.outcome {
-                d.outcome = Some(OutcomeDiff {
-                    expected: exp.outcome,
-                    actual: v.outcome,
-                });
-                failures.push(failure(FailureKind::Outcome, None, Some(v.outcome)));
-            }
-            for r in &exp.rules {
-                if !v.mentions(r) {
-                    d.missing.push(r.clone());
-                    failures.push(failure(FailureKind::Missing, Some(r), None));
-                }
-            }
-            for r in &exp.absent {
-                if v.findings.iter().any(|f| &f.rule.id == r) {
-                    d.unexpected.push(r.clone());
-                    failures.push(failure(FailureKind::Unexpected, Some(r), None));
-                }
-            }
-            if options.strict {
-                for f in &shown.findings {
-                    let id = &f.rule.id;
-                    if options.fail_on.fails(f.severity)
-                        && !exp.rules.contains(id)
-                        && !exp.absent.contains(id)
-                        && !d.unlisted.contains(id)
-                    {
-                        d.unlisted.push(id.clone());
-                        failures.push(failure(FailureKind::Unlisted, Some(id), None));
-                    }
-                }
-            }
-            if d.is_empty() {
-                Status::Pass
-            } else {
-                diff = Some(d);
-                Status::Fail
-            }
-        }
-        None => {
-            // A file whose `expect` names other revisions only was not written for this one:
-            // its findings here are reported, and fail only with `strict`.
-            let mut seen = BTreeSet::new();
-            for f in &shown.findings {
-                if (targeted || options.strict)
-                    && options.fail_on.fails(f.severity)
-                    && seen.insert(f.rule.id.as_str())
-                {
-                    failures.push(failure(FailureKind::Finding, Some(&f.rule.id), None));
-                }
-            }
-            if failures.is_empty() {
-                Status::Ok
-            } else {
-                Status::Findings
-            }
-        }
-    };
-    let wants: Vec<(&str, Option<usize>)> = out
-        .findings
-        .iter()
-        .map(|f| (f.pointer.as_str(), f.event.or(f.line)))
-        .collect();
-    let placed = locator.locate_all(&wants);
-    let findings = out
-        .findings
-        .into_iter()
-        .zip(placed)
-        .map(|(f, (location, excerpt))| CheckFinding {
-            expected: exp.is_some_and(|e| e.rules.contains(&f.rule)),
-            finding: f,
-            location,
-            excerpt,
-        })
-        .collect();
-    RevisionResult {
-        protocol: v.protocol,
-        status,
-        expected: exp.cloned(),
-        expected_at: None,
-        outcome: v.outcome,
-        layer: v.layer(),
-        summary: out.summary,
-        decided_by: v.deciding_rule().map(|r| r.id.clone()),
-        cited: v.cited_ids().map(str::to_string).collect(),
-        diff,
-        failures,
-        findings,
-        omitted: out.omitted,
-        settings: out.settings,
-        evaluations,
-    }
-}
-
-fn failure(kind: FailureKind, rule: Option<&String>, outcome: Option<crate::Outcome>) -> Failure {
-    Failure {
-        kind,
-        rule: rule.cloned(),
-        outcome,
-        baselined: false,
     }
 }
 

@@ -39,9 +39,11 @@
 mod accept;
 mod baseline;
 mod coverage;
+mod expect;
 mod files;
 pub mod locate;
 mod locator;
+mod options;
 
 use std::collections::BTreeMap;
 
@@ -52,10 +54,9 @@ pub use crate::inputs::corpus::{CorpusError, collect_files, path_list};
 pub use accept::{AcceptError, Accepted, accept, updated};
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use coverage::{Coverage, RevisionCoverage, RuleCoverage, coverage};
-pub use files::{
-    CheckOptions, FailOn, check_bytes, check_bytes_at, check_files, check_one, run_check,
-};
+pub use files::{check_bytes, check_bytes_at, check_files, check_one, run_check};
 pub(crate) use locator::{BodyGiven, locate_judgement};
+pub use options::{CheckOptions, FailOn};
 
 use crate::judge::EvalStatus;
 use crate::views::FindingOut;
