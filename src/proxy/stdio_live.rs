@@ -16,6 +16,8 @@ use super::sinks::Sink;
 use super::stdio_setup::{Answered, Setup};
 use crate::inputs::transcript::{Call, Replay};
 use crate::judge::{Engine, Options, judge, revisions_of};
+use crate::vocab::Protocol;
+use crate::wire::exchange::Exchange;
 use crate::wire::stdio::ExitStatus;
 use crate::wire::stdio::transcript::{Direction, Entry, TranscriptWriter};
 
@@ -208,7 +210,7 @@ impl StdioLive {
     /// Judges a setup answer as the HTTP form does (as `probe` records it over stdio).
     fn judge_setup(&mut self, a: Answered, ended: Instant, note: Option<&str>) {
         self.seq += 1;
-        let mut ex = *a.exchange;
+        let ex = *a.exchange;
         let revision = match ex.protocol.as_deref() {
             Some([p, ..]) => *p,
             _ => match revisions_of(&ex) {
@@ -216,51 +218,64 @@ impl StdioLive {
                 Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
             },
         };
-        ex.protocol = Some(vec![revision]);
-        ex.name = Some(format!("proxy {:04} {}", self.seq, a.method));
-        let judgement = match judge(
-            &ex,
-            &Options {
-                protocols: Some(revision.only()),
-                engine: self.engine,
-            },
-        ) {
-            Ok(j) => j,
-            Err(e) => return self.unjudged_method(&a.method, None, e.reason()),
-        };
-        let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
-        if self.over_at.iter().any(|&l| l >= a.line) {
-            notes.push(
-                "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
-            );
-        }
-        let j = Judged {
-            seq: self.seq,
-            kind: Kind::Setup,
-            method: a.method,
-            tool: None,
-            exchange: ex,
-            judgement,
-            latency: ended.saturating_duration_since(a.at),
-            notes,
-        };
-        for s in &mut self.sinks {
-            s.judged(&j);
-        }
+        let at = a.at;
+        self.judge_into_sinks(
+            Kind::Setup,
+            a.method,
+            None,
+            ex,
+            revision,
+            a.line,
+            at,
+            ended,
+            note,
+        );
     }
 
     fn judge_call(&mut self, call: Call, ended: Instant, note: Option<&str>) {
         let at = self.requested.remove(&call.line).unwrap_or(ended);
         self.seq += 1;
-        let mut ex = *call.exchange;
+        let ex = *call.exchange;
         let revision = match revisions_of(&ex) {
             Ok(ps) => ps[0],
             Err(e) => return self.unjudged(call.tool, e.reason()),
         };
+        let (tool, line) = (call.tool, call.line);
+        self.judge_into_sinks(
+            Kind::Call,
+            "tools/call".into(),
+            tool,
+            ex,
+            revision,
+            line,
+            at,
+            ended,
+            note,
+        );
+        // Lines longer than the bound before every open call's request are forgotten.
+        let first_open = self.requested.keys().min().copied().unwrap_or(usize::MAX);
+        self.over_at.retain(|&l| l >= first_open);
+    }
+
+    /// Judges one exchange (a call or a setup answer, `line` its transcript line) under
+    /// `revision` and hands the judgement to every sink.
+    #[allow(clippy::too_many_arguments)]
+    fn judge_into_sinks(
+        &mut self,
+        kind: Kind,
+        method: String,
+        tool: Option<String>,
+        mut ex: Exchange,
+        revision: Protocol,
+        line: usize,
+        at: Instant,
+        ended: Instant,
+        note: Option<&str>,
+    ) {
         ex.protocol = Some(vec![revision]);
-        let label = match &call.tool {
-            Some(t) => format!("tools/call {t}"),
-            None => "tools/call".to_string(),
+        let label = match &tool {
+            Some(t) => format!("{method} {t}"),
+            None => method.clone(),
         };
         ex.name = Some(format!("proxy {:04} {label}", self.seq));
         let judgement = match judge(
@@ -271,19 +286,19 @@ impl StdioLive {
             },
         ) {
             Ok(j) => j,
-            Err(e) => return self.unjudged(call.tool, e.reason()),
+            Err(e) => return self.unjudged_method(&method, tool, e.reason()),
         };
         let mut notes: Vec<String> = note.map(str::to_string).into_iter().collect();
-        if self.over_at.iter().any(|&l| l >= call.line) {
+        if self.over_at.iter().any(|&l| l >= line) {
             notes.push(
                 "not judged in full: a line was longer than the copy bound; judged on its first bytes, the rest was relayed uncopied".into(),
             );
         }
         let j = Judged {
             seq: self.seq,
-            kind: Kind::Call,
-            method: "tools/call".into(),
-            tool: call.tool,
+            kind,
+            method,
+            tool,
             exchange: ex,
             judgement,
             latency: ended.saturating_duration_since(at),
@@ -292,9 +307,6 @@ impl StdioLive {
         for s in &mut self.sinks {
             s.judged(&j);
         }
-        // Lines longer than the bound before every open call's request are forgotten.
-        let first_open = self.requested.keys().min().copied().unwrap_or(usize::MAX);
-        self.over_at.retain(|&l| l >= first_open);
     }
 
     fn unjudged(&mut self, tool: Option<String>, why: String) {

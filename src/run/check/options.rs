@@ -29,7 +29,7 @@ pub struct CheckOptions<'t> {
     /// directory). Files outside it are shown with their absolute path.
     pub root: Option<PathBuf>,
     /// At most this many findings of one rule per (file, revision) are listed, the rest
-    /// counted ([`RevisionResult::omitted`]); 0: every finding. The cap changes no status.
+    /// counted ([`super::RevisionResult::omitted`]); 0: every finding. The cap changes no status.
     pub max_findings_per_rule: usize,
     /// Settings applied to each verdict before it is reported ([`Settings::apply`], with the
     /// file's path for per-path overrides): which findings are reported and their severity.
