@@ -43,7 +43,15 @@ fn status_not_2xx(cx: &Cx<'_>, _: &Params) -> Eval {
     if cx.an.is_2xx() {
         Eval::Pass
     } else {
-        Eval::hit("", format!("HTTP status {s} {}", reason_phrase(s)))
+        // Written piece by piece: the message of every non-2xx answer, built without the
+        // formatting machinery.
+        let reason = reason_phrase(s);
+        let mut m = String::with_capacity(16 + reason.len());
+        m.push_str("HTTP status ");
+        m.push_str(itoa::Buffer::new().format(s));
+        m.push(' ');
+        m.push_str(reason);
+        Eval::hit("", m)
     }
 }
 
