@@ -37,10 +37,10 @@ const N: u64 = 20;
 const LIMITS: &[(&str, u64)] = &[
     ("judge/success_json_1kb", 47_400),
     ("judge/tool_error_json", 28_400),
-    ("judge/jsonrpc_error_json", 24_800),
+    ("judge/jsonrpc_error_json", 22_500),
     ("judge/input_required_json", 51_300),
     ("judge/sse_progress_3", 84_100),
-    ("mix/seed:http_503", 13_600),
+    ("mix/seed:http_503", 11_400),
     ("mix", 701_300),
 ];
 

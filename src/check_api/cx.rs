@@ -48,6 +48,8 @@ pub struct Cx<'a> {
     message: Option<JsonRef<'a>>,
     result: Option<JsonRef<'a>>,
     error: Option<JsonRef<'a>>,
+    /// `error.code`, when an integer (read once: several checks ask).
+    error_code: Option<i64>,
     members: MessageMembers<'a>,
     result_members: ResultMembers<'a>,
     /// The parts of the exchange present (for skipping checks that cannot apply).
@@ -257,6 +259,9 @@ impl<'a> Cx<'a> {
             message,
             result,
             error,
+            error_code: error
+                .and_then(|e| e.get("code"))
+                .and_then(JsonRef::as_integer),
             members,
             result_members,
             have,
@@ -348,7 +353,7 @@ impl<'a> Cx<'a> {
 
     /// The error code, when it is an integer.
     pub fn error_code(&self) -> Option<i64> {
-        self.error?.get("code")?.as_integer()
+        self.error_code
     }
 
     /// What the result is under this revision.

@@ -295,10 +295,11 @@ pub struct ErrorFacts {
 
 /// A value as a fact keeps it: cut past [`crate::wire::deep::SHALLOW`] levels.
 fn shallow(v: JsonRef<'_>) -> Value {
+    // A tape holds no deeper than the cut: what it holds is built as is, not built and cut.
+    const _: () = assert!(crate::wire::tape::MAX_DEPTH < crate::wire::deep::SHALLOW);
     match v {
         JsonRef::Value(v) => clone_shallow(v),
-        JsonRef::Tape(_) if !(v.is_object() || v.is_array()) => v.to_value().into_owned(),
-        JsonRef::Tape(_) => clone_shallow(&v.to_value()),
+        JsonRef::Tape(_) => v.to_value().into_owned(),
     }
 }
 
