@@ -56,13 +56,13 @@ pub struct Facts {
     pub body_excerpt: Option<String>,
     /// What the SSE stream carried, for `text/event-stream` bodies.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream: Option<StreamFacts>,
+    pub stream: Option<Box<StreamFacts>>,
     /// The authorization challenge of the answer: its first Bearer or DPoP challenge.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub challenge: Option<ChallengeFacts>,
+    pub challenge: Option<Box<ChallengeFacts>>,
     /// What a stdio server wrote, for stdio exchanges.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stdio: Option<StdioFacts>,
+    pub stdio: Option<Box<StdioFacts>>,
 }
 
 /// What an authorization challenge (`WWW-Authenticate`) asked for.
@@ -366,8 +366,8 @@ pub(super) fn facts_of(cx: &Cx<'_>, table: &RuleTable) -> Facts {
             })
             .collect(),
         body_excerpt,
-        stream: stream_facts(an),
-        challenge: challenge_facts(an),
-        stdio: stdio_facts(an),
+        stream: stream_facts(an).map(Box::new),
+        challenge: challenge_facts(an).map(Box::new),
+        stdio: stdio_facts(an).map(Box::new),
     }
 }
