@@ -245,6 +245,14 @@ impl<'a> Cx<'a> {
             (an.req.is_notification, Needs::NOTIFICATION),
             (an.stdio().is_none(), Needs::HTTP),
             (an.stdio().is_some(), Needs::STDIO),
+            (
+                an.ex
+                    .response_headers
+                    .get(crate::vocab::auth::header::WWW_AUTHENTICATE)
+                    .is_some(),
+                Needs::CHALLENGE,
+            ),
+            (an.ex.auth.is_some(), Needs::AUTH_RECORD),
         ]
         .into_iter()
         .filter(|(on, _)| *on)

@@ -143,6 +143,11 @@ impl Needs {
     pub const HTTP: Needs = Needs(1 << 7);
     /// An exchange over stdio (lines the server wrote).
     pub const STDIO: Needs = Needs(1 << 8);
+    /// An answer with a `WWW-Authenticate` field (an authorization challenge, readable or not).
+    pub const CHALLENGE: Needs = Needs(1 << 9);
+    /// An exchange that records the client's authorization (`auth`: discovery documents, the
+    /// token it held).
+    pub const AUTH_RECORD: Needs = Needs(1 << 10);
     /// The transport bindings and their framings (an SSE body within HTTP): a check of one is
     /// never run over another, and may then judge what another framing's check judges alike.
     /// Read only by the debug builds' check that a skipped step could not apply.
@@ -154,7 +159,7 @@ impl Needs {
         Needs(self.0 | other.0)
     }
 
-    /// The raw bits (below 512).
+    /// The raw bits (below 2048).
     pub const fn bits(self) -> u16 {
         self.0
     }
@@ -165,13 +170,11 @@ impl Needs {
         Needs(self.0 & other.0)
     }
 
-    /// Every set of parts, in bit order (index `i` is the set with bits `i`).
-    pub fn every() -> impl Iterator<Item = Needs> {
-        (0..=Self::ALL.0).map(Needs)
-    }
+    /// How many sets of parts there are (the index of a set is its bits).
+    pub const SETS: usize = Self::ALL.0 as usize + 1;
 
     /// Every part.
-    const ALL: Needs = Needs(0x1ff);
+    const ALL: Needs = Needs(0x7ff);
 
     /// Whether every part in `self` is present in `have`.
     pub const fn met_by(self, have: Needs) -> bool {

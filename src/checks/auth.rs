@@ -16,9 +16,9 @@ crate::check_api::declare_checks! {
         "the answer is HTTP `status` (and, with `value`, its Bearer or DPoP challenge has that `error`): the request was refused for want of authorization";
     "challenge_given" => challenge_given, ["status"], ["status"], HTTP,
         "an HTTP `status` answer carries no WWW-Authenticate challenge, or one that cannot be parsed";
-    "challenge_param" => challenge_param, ["status", "value", "names"], ["status", "value"], HTTP,
+    "challenge_param" => challenge_param, ["status", "value", "names"], ["status", "value"], HTTP | CHALLENGE,
         "the Bearer or DPoP challenge of an HTTP `status` answer (with `names`: one whose `error` is among them) lacks the auth-param `value`";
-    "challenge_error_status" => challenge_error_status, ["status", "value"], ["status", "value"], HTTP,
+    "challenge_error_status" => challenge_error_status, ["status", "value"], ["status", "value"], HTTP | CHALLENGE,
         "a Bearer or DPoP challenge with `error` `value` came with an HTTP status other than `status`";
     "token_in_query" => query_token, [], [], HTTP,
         "the request URL carries an access token in its query string (`access_token`)";

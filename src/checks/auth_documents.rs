@@ -15,19 +15,19 @@ use crate::wire::auth::{
 use crate::wire::excerpt;
 
 crate::check_api::declare_checks! {
-    "token_left_out" => token_left_out, [], [], NONE,
+    "token_left_out" => token_left_out, [], [], AUTH_RECORD,
         "the client held an access token for the server (the exchange's `auth.authorized`) and sent the request without an Authorization header (nor a token in the query)";
-    "query_token_served" => query_token_served, [], [], NONE,
+    "query_token_served" => query_token_served, [], [], AUTH_RECORD,
         "the server served (2xx without a JSON-RPC error) a request whose only token came in the query string, while the exchange records the server's authorization (`auth`)";
-    "prm_authorization_servers" => prm_authorization_servers, [], [], NONE,
+    "prm_authorization_servers" => prm_authorization_servers, [], [], AUTH_RECORD,
         "the recorded protected resource metadata has no `authorization_servers` listing at least one authorization server";
-    "prm_resource" => prm_resource, [], [], NONE,
+    "prm_resource" => prm_resource, [], [], AUTH_RECORD,
         "the recorded protected resource metadata's `resource` is not the identifier its well-known URL was built from, or (for another URL) does not identify the endpoint of `request.url`";
-    "as_issuer" => as_issuer, [], [], NONE,
+    "as_issuer" => as_issuer, [], [], AUTH_RECORD,
         "the recorded authorization server metadata's `issuer` is not identical to the issuer identifier its well-known URL was built from";
-    "as_pkce_s256" => as_pkce_s256, [], [], NONE,
+    "as_pkce_s256" => as_pkce_s256, [], [], AUTH_RECORD,
         "the recorded authorization server metadata does not list S256 in `code_challenge_methods_supported`";
-    "as_iss_parameter" => as_iss_parameter, [], [], NONE,
+    "as_iss_parameter" => as_iss_parameter, [], [], AUTH_RECORD,
         "the recorded authorization server metadata does not set `authorization_response_iss_parameter_supported` to true";
 }
 

@@ -3,6 +3,7 @@
 //! Built once per table; judging an exchange only walks it.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use crate::check_api::{CheckDef, Cx, Eval, Needs, SchemaSlot, Setting, target_needs};
 use crate::rules::{Params, RuleTable};
@@ -23,8 +24,9 @@ pub(crate) struct RevisionPlan {
     /// Parallel to the table's active rules of the revision.
     pub steps: Vec<Step>,
     /// Per set of parts an exchange has ([`Needs`] bits), the indexes of the steps that can
-    /// apply; every other step could only say "not applicable" and is not run.
-    runnable: Vec<Box<[u16]>>,
+    /// apply; every other step could only say "not applicable" and is not run. Filled the
+    /// first time an exchange with that set is judged (few of the sets ever occur).
+    runnable: Box<[OnceLock<Box<[u16]>>]>,
     /// One compiled-validator slot per schema group of the revision.
     pub slots: Vec<SchemaSlot>,
 }
@@ -32,9 +34,17 @@ pub(crate) struct RevisionPlan {
 impl RevisionPlan {
     /// The indexes of the steps that can apply to an exchange that has `have`.
     pub fn runnable(&self, have: Needs) -> &[u16] {
-        self.runnable
-            .get(usize::from(have.bits()))
-            .map_or(&[], |b| b)
+        let Some(slot) = self.runnable.get(usize::from(have.bits())) else {
+            return &[];
+        };
+        slot.get_or_init(|| {
+            self.steps
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.needs.met_by(have))
+                .map(|(i, _)| u16::try_from(i).expect("fewer than 65536 rules"))
+                .collect()
+        })
     }
 }
 
@@ -65,16 +75,7 @@ pub(crate) fn plans(table: &RuleTable) -> BTreeMap<Protocol, RevisionPlan> {
                     }
                 })
                 .collect();
-            let runnable = Needs::every()
-                .map(|have| {
-                    steps
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, s)| s.needs.met_by(have))
-                        .map(|(i, _)| u16::try_from(i).expect("fewer than 65536 rules"))
-                        .collect()
-                })
-                .collect();
+            let runnable = (0..Needs::SETS).map(|_| OnceLock::new()).collect();
             let slots = table
                 .groups(p)
                 .iter()
