@@ -99,16 +99,78 @@ pub struct CompactLines;
 
 impl LineFormat for CompactLines {
     fn judged(&self, line: usize, judgement: &Judgement<'_>, _exchange: Option<String>) -> String {
-        let record = CompactRecord {
-            line,
-            verdicts: judgement.verdicts.iter().map(CompactVerdict::of).collect(),
-        };
         // Rule ids, outcomes and revisions are plain ASCII from the table: nothing here can
         // act on a terminal, but the record goes through the same filter as every other.
-        super::safe::json(serde_json::to_string(&record).expect("records serialize"))
+        super::safe::json(record_json(line, judgement))
     }
 
     fn error(&self, line: usize, error: &str) -> String {
         super::jsonl::JsonLines.error(line, error)
+    }
+}
+
+/// `serde_json::to_string(&CompactRecord {..})`, byte for byte, written straight into the
+/// line without serde's machinery (a test holds the two to the same bytes).
+fn record_json(line: usize, judgement: &Judgement<'_>) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(96 + 96 * judgement.verdicts.len());
+    let _ = write!(out, "{{\"line\":{line},\"verdicts\":[");
+    for (i, v) in judgement.verdicts.iter().enumerate() {
+        let c = CompactVerdict::of(v);
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"protocol\":");
+        push_json_str(&mut out, c.protocol.as_str());
+        out.push_str(",\"outcome\":");
+        push_json_str(&mut out, c.outcome.as_str());
+        out.push_str(",\"layer\":");
+        push_json_str(&mut out, c.layer.into());
+        if let Some(rule) = c.rule {
+            out.push_str(",\"rule\":");
+            push_json_str(&mut out, rule);
+        }
+        out.push_str(",\"findings\":[");
+        for (j, id) in c.findings.iter().enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            push_json_str(&mut out, id);
+        }
+        let _ = write!(out, "],\"errors\":{}}}", c.errors);
+    }
+    out.push_str("]}");
+    out
+}
+
+/// A string as a JSON string literal, escaped as `serde_json` escapes it.
+fn push_json_str(out: &mut String, s: &str) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(&serde_json::to_string(s).expect("strings serialize"));
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_strings_as_serde_json_does() {
+        for s in [
+            "",
+            "tools.result.complete",
+            "a\"b",
+            "back\\slash",
+            "ctl\u{1}\n",
+            "é😀\u{7f}",
+        ] {
+            let mut out = String::new();
+            push_json_str(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap());
+        }
     }
 }

@@ -132,21 +132,48 @@ impl Serialize for Headers {
 
 impl<'de> Deserialize<'de> for Headers {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        // serde_json keeps object order only with preserve_order; BTreeMap order is fine for
-        // lookups, and repeated fields are expressed as lists.
-        let raw: BTreeMap<String, HeaderValue> = BTreeMap::deserialize(d)?;
-        let mut h = Headers::default();
-        for (name, value) in raw {
-            match value {
-                HeaderValue::One(v) => h.push(name, v),
-                HeaderValue::Many(vs) => {
-                    for v in vs {
-                        h.push(name.clone(), v);
+        // serde_json keeps object order only with preserve_order, so the fields are put in
+        // name order (byte order, as a `BTreeMap<String, _>` would hold them), a repeated
+        // name keeping its last value; repeated fields are expressed as lists. Read straight
+        // into the list: no map is built to be thrown away.
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Headers;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Headers, A::Error> {
+                let mut fields: Vec<(String, HeaderValue)> =
+                    Vec::with_capacity(map.size_hint().unwrap_or(0).min(32));
+                while let Some((name, value)) = map.next_entry::<String, HeaderValue>()? {
+                    fields.push((name, value));
+                }
+                // Stable: of a repeated name, the last one read comes last and is kept.
+                fields.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut h = Headers(Vec::with_capacity(fields.len()));
+                let mut fields = fields.into_iter().peekable();
+                while let Some((name, value)) = fields.next() {
+                    if fields.peek().is_some_and(|(next, _)| *next == name) {
+                        continue;
+                    }
+                    match value {
+                        HeaderValue::One(v) => h.0.push((name, v)),
+                        HeaderValue::Many(vs) => {
+                            for v in vs {
+                                h.0.push((name.clone(), v));
+                            }
+                        }
                     }
                 }
+                Ok(h)
             }
         }
-        Ok(h)
+        d.deserialize_map(Visitor)
     }
 }
 
@@ -189,6 +216,19 @@ mod tests {
                 e.to_string().contains("header value") || e.to_string().contains("string"),
                 "{bad}: {e}"
             );
+        }
+        // A repeated name keeps its last value, as a map keyed by name would.
+        let h: Headers = serde_json::from_str(r#"{"B":"1","A":"x","B":["2","3"]}"#).unwrap();
+        let pairs: Vec<(&str, &str)> = h.iter().collect();
+        assert_eq!(pairs, [("A", "x"), ("B", "2"), ("B", "3")]);
+        for text in [r#"[]"#, r#""a""#, "1"] {
+            let mine = serde_json::from_str::<Headers>(text)
+                .unwrap_err()
+                .to_string();
+            let map = serde_json::from_str::<BTreeMap<String, HeaderValue>>(text)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(mine, map);
         }
         // Through a reader, strings arrive owned (or borrowed): the same fields.
         let h: Headers = serde_json::from_reader(&br#"{"A":"one"}"#[..]).unwrap();

@@ -1,8 +1,10 @@
 //! The verdict JSON written straight from a judgement (`views::judgement_json`, its indented
 //! form, and the `classify --jsonl` record) is byte for byte the serialised `JudgementOut`
-//! it stands for, over every fixture under each revision and under both, with findings
-//! capped and not, and with secrets to redact.
+//! it stands for, and the `--compact` record the serialised `CompactRecord`, over every
+//! fixture under each revision and under both, with findings capped and not, and with
+//! secrets to redact.
 
+use mcp_verdict::outputs::compact::{CompactLines, CompactRecord, CompactVerdict};
 use mcp_verdict::outputs::jsonl::JsonLines;
 use mcp_verdict::outputs::safe;
 use mcp_verdict::run::stream::LineFormat;
@@ -56,6 +58,15 @@ fn compare(j: &Judgement<'_>, exchange: Option<&str>, what: &str, seen: &mut See
     );
     let written = JsonLines.judged(line, j, exchange.map(str::to_string));
     assert_bytes(what, "jsonl", &record, &written);
+    let compact = safe::json(
+        serde_json::to_string(&CompactRecord {
+            line,
+            verdicts: j.verdicts.iter().map(CompactVerdict::of).collect(),
+        })
+        .unwrap(),
+    );
+    let written = CompactLines.judged(line, j, exchange.map(str::to_string));
+    assert_bytes(what, "jsonl --compact", &compact, &written);
     seen.judgements += 1;
     for v in &out.verdicts {
         seen.findings += v.findings.len();
