@@ -133,11 +133,10 @@ impl<'t> Verdict<'t> {
         let mut decided_by: Option<&'t Active> = None;
         let mut detail: Option<String> = None;
         let mut omitted = Vec::new();
-        // The triggered outcome rules, in table order, for the verdict's context below: most
-        // exchanges trigger one or two, held without allocating; past the array's room the
-        // evaluations are read again instead.
-        let mut outcomes: [usize; 16] = [0; 16];
-        let mut outcome_count = 0;
+        // The verdict's context when the transport decides (below): of the triggered outcome
+        // rules whose outcome differs from the deciding rule's, the one of lowest precedence
+        // (the first in table order on a tie), followed as the rules come.
+        let mut context_rule: Option<&'t Active> = None;
         for (i, eval) in evals {
             let (mut hits, mut more) = match eval {
                 Eval::NotApplicable => continue,
@@ -157,18 +156,30 @@ impl<'t> Verdict<'t> {
             let active = &actives[i];
             let rule = table.rule_of(active);
             if active.outcome.is_some() {
-                if let Some(slot) = outcomes.get_mut(outcome_count) {
-                    *slot = i;
-                }
-                outcome_count += 1;
-                if decided_by.is_none_or(|d| active.precedence < d.precedence) {
-                    decided_by = Some(active);
-                    // A rule without findings keeps nothing of its hits: the message moves.
-                    detail = match (active.severity, hits.first_mut()) {
-                        (None, Some(h)) => Some(std::mem::take(&mut h.message)),
-                        (Some(_), Some(h)) => Some(h.message.clone()),
-                        (_, None) => None,
-                    };
+                match decided_by {
+                    Some(d) if active.precedence >= d.precedence => {
+                        if active.outcome != d.outcome
+                            && context_rule.is_none_or(|c| active.precedence < c.precedence)
+                        {
+                            context_rule = Some(active);
+                        }
+                    }
+                    former => {
+                        // The rule it outranks comes first of all those before it: the context
+                        // when its outcome differs (else the context already differs from both).
+                        if let Some(d) = former
+                            && d.outcome != active.outcome
+                        {
+                            context_rule = Some(d);
+                        }
+                        decided_by = Some(active);
+                        // A rule without findings keeps nothing of its hits: the message moves.
+                        detail = match (active.severity, hits.first_mut()) {
+                            (None, Some(h)) => Some(std::mem::take(&mut h.message)),
+                            (Some(_), Some(h)) => Some(h.message.clone()),
+                            (_, None) => None,
+                        };
+                    }
                 }
             }
             if active.default.is_some() {
@@ -235,22 +246,8 @@ impl<'t> Verdict<'t> {
         // When the transport decided, say what the body carried (e.g. a JSON-RPC error inside
         // an HTTP 400); otherwise outranked outcomes only restate what the findings show.
         let context = match decided_by {
-            Some(d) if outcome.layer() == crate::vocab::Layer::Transport => {
-                let triggered: &mut dyn Iterator<Item = &'t Active> =
-                    if outcome_count <= outcomes.len() {
-                        &mut outcomes[..outcome_count].iter().map(|&i| &actives[i])
-                    } else {
-                        &mut evaluations
-                            .iter()
-                            .zip(actives)
-                            .filter(|(s, a)| **s == EvalStatus::Triggered && a.outcome.is_some())
-                            .map(|(_, a)| a)
-                    };
-                triggered
-                    .filter(|a| a.outcome != d.outcome)
-                    .min_by_key(|a| a.precedence)
-                    .into_iter()
-                    .collect()
+            Some(_) if outcome.layer() == crate::vocab::Layer::Transport => {
+                context_rule.into_iter().collect()
             }
             _ => Vec::new(),
         };
