@@ -259,14 +259,30 @@ const SECRET_WORDS: [&str; 11] = [
     "sessionid",
 ];
 
-/// A key without `-` and `_`, in lower case; `None` for a key too long to be a name.
-fn normalized(key: &str) -> Option<String> {
-    (key.len() <= 128).then(|| {
-        key.chars()
-            .filter(|c| *c != '-' && *c != '_')
-            .map(|c| c.to_ascii_lowercase())
-            .collect()
-    })
+/// The longest key read as a name.
+const MAX_NAME: usize = 128;
+
+/// A key without `-` and `_`, in lower case, written into `buf` (no allocation: every word of
+/// a report's text followed by `:` or `=` is looked at); `None` for a key too long to be a
+/// name. Bytes, not characters: `-` and `_` are never part of a longer UTF-8 sequence, and
+/// lower-casing leaves every byte of one alone.
+fn normalized<'b>(key: &str, buf: &'b mut [u8; MAX_NAME]) -> Option<&'b [u8]> {
+    if key.len() > MAX_NAME {
+        return None;
+    }
+    let mut n = 0;
+    for &c in key.as_bytes() {
+        if c != b'-' && c != b'_' {
+            buf[n] = c.to_ascii_lowercase();
+            n += 1;
+        }
+    }
+    Some(&buf[..n])
+}
+
+/// Whether `needle` occurs in `k`.
+fn contains(k: &[u8], needle: &str) -> bool {
+    k.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
 /// JSON keys whose values are secret: the key, lower case and without `-` and `_`, contains
@@ -275,21 +291,22 @@ fn normalized(key: &str) -> Option<String> {
 /// `progressToken` (a progress notification's correlation id) and counts of tokens
 /// (`maxTokens`) are protocol data, not secrets.
 pub fn is_secret_key(key: &str) -> bool {
-    normalized(key)
-        .is_some_and(|k| !is_protocol_key(&k) && SECRET_WORDS.iter().any(|n| k.contains(n)))
+    normalized(key, &mut [0; MAX_NAME])
+        .is_some_and(|k| !is_protocol_key(k) && SECRET_WORDS.iter().any(|n| contains(k, n)))
 }
 
 /// Normalised keys that name protocol data, however secret their names look.
-fn is_protocol_key(k: &str) -> bool {
-    k == "progresstoken" || k.ends_with("tokens")
+fn is_protocol_key(k: &[u8]) -> bool {
+    k == b"progresstoken" || k.ends_with(b"tokens")
 }
 
 /// Names in free text (`name=value`, `name: value`, `"name": "value"`) whose values are
 /// secret: the name ends with one of the words of [`is_secret_key`] (`access_token`,
 /// `client_secret`, `api-key`; not `tokens`).
 fn is_secret_name(name: &str) -> bool {
-    normalized(name)
-        .is_some_and(|k| !is_protocol_key(&k) && SECRET_WORDS.iter().any(|n| k.ends_with(n)))
+    normalized(name, &mut [0; MAX_NAME]).is_some_and(|k| {
+        !is_protocol_key(k) && SECRET_WORDS.iter().any(|n| k.ends_with(n.as_bytes()))
+    })
 }
 
 /// Query parameter names whose values are secret: the name contains (any case) `token`,
@@ -317,8 +334,20 @@ fn is_line_header(name: &str, policy: &Policy) -> bool {
     NAMES.iter().any(|n| n.eq_ignore_ascii_case(name)) || policy.is_named_header(name)
 }
 
+/// Which bytes make up a word: one load per byte in the scanner's loop.
+static NAME_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        i += 1;
+    }
+    t
+};
+
 fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+    NAME_BYTES[usize::from(b)]
 }
 
 /// Where a URL starting at `from` ends: at white space, a quote, `<`, `>`, a backslash or a
@@ -453,7 +482,10 @@ impl<'p, 's> Scanner<'p, 's> {
         let b = self.b;
         let word = &self.s[start..end];
         // A URL.
-        if b[end..].starts_with(b"://") && b[start].is_ascii_alphabetic() {
+        if b.get(end) == Some(&b':')
+            && b[end..].starts_with(b"://")
+            && b[start].is_ascii_alphabetic()
+        {
             let stop = url_end(b, end + 3);
             let mut u = String::new();
             if redact_url(&self.s[start..stop], &mut u) {
@@ -505,7 +537,10 @@ impl<'p, 's> Scanner<'p, 's> {
             return to;
         }
         // Credentials after an auth scheme.
-        if word.eq_ignore_ascii_case("bearer") || word.eq_ignore_ascii_case("basic") {
+        let len = end - start;
+        if (len == 6 && word.eq_ignore_ascii_case("bearer"))
+            || (len == 5 && word.eq_ignore_ascii_case("basic"))
+        {
             let from = skip_inline(b, end);
             if from > end {
                 let bearer = word.len() == 6;
@@ -533,8 +568,10 @@ impl<'p, 's> Scanner<'p, 's> {
             }
             return end;
         }
-        // Key-shaped tokens.
-        if let Some(to) = key_like(b, start, end) {
+        // Key-shaped tokens (none is shorter than eight bytes: see `key_like`).
+        if len >= 8
+            && let Some(to) = key_like(b, start, end)
+        {
             self.replace(start, to, REDACTED);
             return to;
         }
@@ -720,6 +757,48 @@ pub fn exchange_headers(ex: &mut Exchange) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A name is normalised in place as it would be into a new string, character by
+    /// character, whatever its letters.
+    #[test]
+    fn names_normalise_in_place_as_into_a_string() {
+        fn as_string(key: &str) -> Option<Vec<u8>> {
+            (key.len() <= MAX_NAME).then(|| {
+                key.chars()
+                    .filter(|c| *c != '-' && *c != '_')
+                    .map(|c| c.to_ascii_lowercase())
+                    .collect::<String>()
+                    .into_bytes()
+            })
+        }
+        let long = "k".repeat(MAX_NAME);
+        let longer = "k".repeat(MAX_NAME + 1);
+        for key in [
+            "",
+            "access_token",
+            "Client-Secret",
+            "progressToken",
+            "maxTokens",
+            "X-API-KEY",
+            "P\u{e4}ss_W\u{f6}rd",
+            "\u{130}TOKEN",
+            "ß-secret",
+            "tok\u{2010}en",
+            "_-_",
+            &long,
+            &longer,
+        ] {
+            let mut buf = [0; MAX_NAME];
+            assert_eq!(
+                normalized(key, &mut buf).map(<[u8]>::to_vec),
+                as_string(key),
+                "{key}"
+            );
+        }
+        assert!(contains(b"clientsecret", "secret") && !contains(b"secre", "secret"));
+        assert!(is_secret_name("client_secret") && !is_secret_name("maxTokens"));
+        assert!(is_secret_key("X-Api-Key") && !is_secret_key("progressToken"));
+    }
 
     #[test]
     fn secret_headers_are_redacted() {
