@@ -1,10 +1,10 @@
 //! The live page of `--ui`: one self-contained document in the look of the `check` HTML report
 //! (its style sheet, [`crate::outputs::check::html::STYLE`]), with no external asset and a
 //! Content-Security-Policy that allows only its own inline style and script and the event
-//! stream of its own origin. The script opens `/events` and puts each exchange at the top of
-//! the list as it arrives: number, method and tool, outcome, latency; opened, the verdict's
-//! summary, the deciding rule linked to the spec with its sentence quoted, the findings and
-//! the notes. A filter by outcome and by tool hides the others. Everything from the traffic is
+//! stream of its own origin. The script opens `/events` and puts each exchange in the list as
+//! it arrives, in call order, the newest on top (judgements may finish out of order): number,
+//! method and tool, outcome, latency; opened, the verdict's summary, the deciding rule linked to
+//! the spec with its sentence quoted, the findings and the notes. A filter by outcome and by tool hides the others. Everything from the traffic is
 //! set as text (`textContent`), never as markup; the only links are `https://` spec URLs.
 
 use crate::outputs::check::html::{STYLE, escape};
@@ -60,7 +60,8 @@ function add(e){
    body.appendChild(ul);}
  }
  (e.notes||[]).forEach(function(n){body.appendChild(el('p','muted',n));});
- d.appendChild(body);li.appendChild(d);list.insertBefore(li,list.firstChild);
+ d.appendChild(body);li.appendChild(d);li.dataset.seq=e.seq;
+ var at=list.firstChild;while(at&&+at.dataset.seq>e.seq)at=at.nextSibling;list.insertBefore(li,at);
  option(f.elements.outcome,outcomes,outcome);if(tool)option(f.elements.tool,tools,tool);
  counts.textContent=total+' judged';apply();
 }
