@@ -6,6 +6,7 @@ pub mod diag;
 pub mod redact;
 pub mod rules;
 mod verdict;
+mod verdict_json;
 
 pub use rules::{PrecedenceView, RevisionView, RuleView, rule_views};
 pub use verdict::{

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use super::redact;
 use crate::advice::RetryAdvice;
 use crate::judge::{Difference, Facts, Judgement, Verdict};
-use crate::rules::{Active, ActiveJson, RuleTable};
+use crate::rules::{Active, ActiveJson};
 use crate::vocab::pointer::json_path;
 use crate::vocab::{Layer, Level, Outcome, Protocol, Severity};
 
@@ -298,7 +298,7 @@ impl VerdictOut {
 }
 
 /// The facts as shown ([`redacted_facts`]), borrowed when redaction changes none of them.
-fn shown_facts(f: &Facts) -> Cow<'_, Facts> {
+pub(super) fn shown_facts(f: &Facts) -> Cow<'_, Facts> {
     fn same_text(s: &str) -> bool {
         matches!(redact::text(s), Cow::Borrowed(_))
     }
@@ -416,7 +416,7 @@ impl JudgementOut {
 /// Made by the views, kept in the rule table's [`Active`] entries.
 impl ActiveJson {
     /// The fragments of `a`, whose rule id is `id`: made the first time they are asked for.
-    fn of<'a>(id: &str, a: &'a Active) -> &'a ActiveJson {
+    pub(super) fn of<'a>(id: &str, a: &'a Active) -> &'a ActiveJson {
         a.json.get_or_init(|| {
             let raw = |json: String| RawValue::from_string(json).expect("serialised JSON");
             let cite = |role| {
@@ -435,58 +435,41 @@ impl ActiveJson {
     }
 
     /// The citation's object in `role`.
-    fn cite(&self, role: CiteRole) -> &RawValue {
+    pub(super) fn cite(&self, role: CiteRole) -> &RawValue {
         &self.cites[role as usize]
     }
 }
 
 /// `serde_json::to_string(&JudgementOut::of(j, exchange))`, byte for byte, without building
-/// the [`JudgementOut`]: the verdicts are serialised from the judgement where they lie, each
-/// citation written as the JSON its rule holds ([`Active`]'s pre-serialised fragments), with
-/// the same redaction. Like [`JudgementOut`], the text is not yet made terminal-safe
-/// ([`crate::outputs::safe::json`]).
+/// the [`JudgementOut`]: the verdicts are written from the judgement where they lie, each
+/// citation as the JSON its rule holds ([`Active`]'s pre-serialised fragments), with the same
+/// redaction (by hand where every verdict has it: see `verdict_json`). Like [`JudgementOut`],
+/// the text is not yet made terminal-safe ([`crate::outputs::safe::json`]).
 pub fn judgement_json(j: &Judgement<'_>, exchange: Option<&str>) -> String {
-    serde_json::to_string(&JudgementRef::new(j, exchange, None, true)).expect("verdicts serialize")
+    super::verdict_json::judgement(j, exchange, None)
 }
 
 /// [`judgement_json`] with the exchange's line number first, `{"line": N, ...}`: a judged
 /// line's record in `classify --jsonl`.
 pub fn judgement_json_line(line: usize, j: &Judgement<'_>, exchange: Option<&str>) -> String {
-    serde_json::to_string(&JudgementRef::new(j, exchange, Some(line), true))
-        .expect("verdicts serialize")
+    super::verdict_json::judgement(j, exchange, Some(line))
 }
 
 /// `serde_json::to_string_pretty(&JudgementOut::of(j, exchange))`, byte for byte: what
 /// [`judgement_json`] writes, indented (each citation is built, to be indented too).
 pub fn judgement_json_pretty(j: &Judgement<'_>, exchange: Option<&str>) -> String {
-    serde_json::to_string_pretty(&JudgementRef::new(j, exchange, None, false))
-        .expect("verdicts serialize")
+    serde_json::to_string_pretty(&JudgementRef {
+        judgement: j,
+        exchange,
+    })
+    .expect("verdicts serialize")
 }
 
-/// A judgement serialised as its [`JudgementOut`] would be, borrowing from the judgement.
+/// A judgement serialised as its [`JudgementOut`] would be, borrowing from the judgement
+/// (for the indented document; the compact one is written by hand, in `verdict_json`).
 struct JudgementRef<'a> {
     judgement: &'a Judgement<'a>,
     exchange: Option<&'a str>,
-    /// The record's line number, written first (`classify --jsonl`).
-    line: Option<usize>,
-    /// Whether citations are written from their pre-serialised (compact) JSON.
-    raw: bool,
-}
-
-impl<'a> JudgementRef<'a> {
-    fn new(
-        judgement: &'a Judgement<'a>,
-        exchange: Option<&'a str>,
-        line: Option<usize>,
-        raw: bool,
-    ) -> Self {
-        JudgementRef {
-            judgement,
-            exchange,
-            line,
-            raw,
-        }
-    }
 }
 
 /// A sequence serialised from the iterator its function makes, with no vector built.
@@ -503,26 +486,17 @@ where
     }
 }
 
-// Field for field (names, order, omissions) as `JudgementOut` serialises; the line number, a
-// map entry of its own in the flattened record it replaces, comes first.
+// Field for field (names, order, omissions) as `JudgementOut` serialises.
 impl Serialize for JudgementRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let j = self.judgement;
-        let mut st = s.serialize_struct("JudgementOut", 4)?;
-        if let Some(line) = self.line {
-            st.serialize_field("line", &line)?;
-        }
+        let mut st = s.serialize_struct("JudgementOut", 3)?;
         if let Some(exchange) = self.exchange {
             st.serialize_field("exchange", exchange)?;
         }
         st.serialize_field(
             "verdicts",
-            &SeqOf(|| {
-                j.verdicts.iter().map(|v| VerdictRef {
-                    verdict: v,
-                    raw: self.raw,
-                })
-            }),
+            &SeqOf(|| j.verdicts.iter().map(|v| VerdictRef { verdict: v })),
         )?;
         st.serialize_field("differences", &j.differences())?;
         st.end()
@@ -532,27 +506,6 @@ impl Serialize for JudgementRef<'_> {
 /// A verdict serialised as its [`VerdictOut`] would be.
 struct VerdictRef<'a> {
     verdict: &'a Verdict<'a>,
-    raw: bool,
-}
-
-/// A citation: its pre-serialised JSON, or built (for indented output).
-#[derive(Serialize)]
-#[serde(untagged)]
-enum CiteItem<'a> {
-    Raw(&'a RawValue),
-    Built(CiteOut),
-}
-
-impl<'t> CiteItem<'t> {
-    /// The citation of `a` (a rule of `table`) in `role`: its JSON when `raw`, else built.
-    fn of(table: &RuleTable, a: &'t Active, role: CiteRole, raw: bool) -> CiteItem<'t> {
-        let id = &table.rule_of(a).id;
-        if raw {
-            CiteItem::Raw(ActiveJson::of(id, a).cite(role))
-        } else {
-            CiteItem::Built(CiteOut::of(id, a, role))
-        }
-    }
 }
 
 /// [`DefaultOut`], borrowed.
@@ -586,7 +539,8 @@ impl<'a> Serialize for VerdictRef<'a> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let v = self.verdict;
         let table = v.table();
-        let cite = |a: &'a Active, role| CiteItem::of(table, a, role, self.raw);
+        // Each citation is built, to be indented too.
+        let cite = |a: &'a Active, role| CiteOut::of(&table.rule_of(a).id, a, role);
         let mut st = s.serialize_struct("VerdictOut", 11)?;
         st.serialize_field("protocol", &v.protocol)?;
         st.serialize_field("outcome", &v.outcome)?;
