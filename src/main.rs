@@ -18,6 +18,14 @@ const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Blocks of at least this many bytes go to the system allocator.
 const LARGE: usize = 32 << 10;
 
+/// The alignment every mimalloc block has: its block sizes are multiples of a word, in pages
+/// whose first block is aligned to 16 bytes. A layout aligned to no more than this is
+/// allocated through mimalloc's plain calls: its aligned calls (all the `mimalloc` crate
+/// makes) over-allocate by the alignment and mark the page as holding interior pointers
+/// whenever their fast path misses (a block over 1 KiB, or a size class whose page has no
+/// free block left), about ten times a line of `classify --jsonl`.
+const WORD: usize = std::mem::size_of::<usize>();
+
 /// mimalloc for blocks under [`LARGE`] bytes, the system allocator for the rest. A block is
 /// freed by the allocator its size picks; it moves between the two only when a reallocation
 /// crosses the threshold.
@@ -25,14 +33,20 @@ struct SmallFast;
 
 // SAFETY: every block is allocated, reallocated and freed by the one allocator its layout's
 // size picks (a layout passed to `dealloc` or `realloc` is the one the block was allocated
-// with), and each of the two upholds `GlobalAlloc`'s contract on its own blocks; a move
-// between them copies the smaller of the two sizes, then frees the old block.
+// with), and each of the two upholds `GlobalAlloc`'s contract on its own blocks (mimalloc's
+// plain calls for alignments its blocks always have, see [`WORD`]; `mi_free` frees a block
+// of either kind); a move between them copies the smaller of the two sizes, then frees the
+// old block.
 unsafe impl GlobalAlloc for SmallFast {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's layout is passed on unchanged.
         unsafe {
             if layout.size() >= LARGE {
                 System.alloc(layout)
+            } else if layout.align() <= WORD {
+                let p = libmimalloc_sys::mi_malloc(layout.size()).cast::<u8>();
+                debug_assert!(p.is_null() || p as usize % layout.align() == 0);
+                p
             } else {
                 MiMalloc.alloc(layout)
             }
@@ -44,6 +58,8 @@ unsafe impl GlobalAlloc for SmallFast {
         unsafe {
             if layout.size() >= LARGE {
                 System.alloc_zeroed(layout)
+            } else if layout.align() <= WORD {
+                libmimalloc_sys::mi_zalloc(layout.size()).cast::<u8>()
             } else {
                 MiMalloc.alloc_zeroed(layout)
             }
@@ -69,6 +85,9 @@ unsafe impl GlobalAlloc for SmallFast {
         unsafe {
             match (was_large, is_large) {
                 (true, true) => System.realloc(ptr, layout, new_size),
+                (false, false) if layout.align() <= WORD => {
+                    libmimalloc_sys::mi_realloc(ptr.cast(), new_size).cast::<u8>()
+                }
                 (false, false) => MiMalloc.realloc(ptr, layout, new_size),
                 _ => {
                     let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
