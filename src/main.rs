@@ -45,7 +45,7 @@ unsafe impl GlobalAlloc for SmallFast {
                 System.alloc(layout)
             } else if layout.align() <= WORD {
                 let p = libmimalloc_sys::mi_malloc(layout.size()).cast::<u8>();
-                debug_assert!(p.is_null() || p as usize % layout.align() == 0);
+                debug_assert!(p.is_null() || (p as usize).is_multiple_of(layout.align()));
                 p
             } else {
                 MiMalloc.alloc(layout)
