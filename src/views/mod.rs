@@ -11,6 +11,6 @@ mod verdict_json;
 pub use rules::{PrecedenceView, RevisionView, RuleView, rule_views};
 pub use verdict::{
     AdjustmentOut, CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
-    classify_output_json_schema, judgement_json, judgement_json_line, judgement_json_pretty,
-    omitted_message, place,
+    classify_output_json_schema, judgement_json_pretty, omitted_message, place,
 };
+pub use verdict_json::{judgement_json, judgement_json_line};

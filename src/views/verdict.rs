@@ -440,23 +440,9 @@ impl ActiveJson {
     }
 }
 
-/// `serde_json::to_string(&JudgementOut::of(j, exchange))`, byte for byte, without building
-/// the [`JudgementOut`]: the verdicts are written from the judgement where they lie, each
-/// citation as the JSON its rule holds ([`Active`]'s pre-serialised fragments), with the same
-/// redaction (by hand where every verdict has it: see `verdict_json`). Like [`JudgementOut`],
-/// the text is not yet made terminal-safe ([`crate::outputs::safe::json`]).
-pub fn judgement_json(j: &Judgement<'_>, exchange: Option<&str>) -> String {
-    super::verdict_json::judgement(j, exchange, None)
-}
-
-/// [`judgement_json`] with the exchange's line number first, `{"line": N, ...}`: a judged
-/// line's record in `classify --jsonl`.
-pub fn judgement_json_line(line: usize, j: &Judgement<'_>, exchange: Option<&str>) -> String {
-    super::verdict_json::judgement(j, exchange, Some(line))
-}
-
 /// `serde_json::to_string_pretty(&JudgementOut::of(j, exchange))`, byte for byte: what
-/// [`judgement_json`] writes, indented (each citation is built, to be indented too).
+/// [`judgement_json`](super::judgement_json) writes, indented (each citation is built, to be
+/// indented too).
 pub fn judgement_json_pretty(j: &Judgement<'_>, exchange: Option<&str>) -> String {
     serde_json::to_string_pretty(&JudgementRef {
         judgement: j,

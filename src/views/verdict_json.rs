@@ -18,8 +18,23 @@ use crate::judge::{Judgement, Verdict};
 use crate::rules::ActiveJson;
 use crate::vocab::pointer::json_path;
 
+/// `serde_json::to_string(&JudgementOut::of(j, exchange))`, byte for byte, without building
+/// the [`JudgementOut`](super::JudgementOut): the verdicts are written from the judgement where
+/// they lie, each citation as the JSON its rule holds (the rule's pre-serialised fragments),
+/// with the same redaction. Like the `JudgementOut`, the text is not yet made terminal-safe
+/// ([`crate::outputs::safe::json`]).
+pub fn judgement_json(j: &Judgement<'_>, exchange: Option<&str>) -> String {
+    judgement(j, exchange, None)
+}
+
+/// [`judgement_json`] with the exchange's line number first, `{"line": N, ...}`: a judged
+/// line's record in `classify --jsonl`.
+pub fn judgement_json_line(line: usize, j: &Judgement<'_>, exchange: Option<&str>) -> String {
+    judgement(j, exchange, Some(line))
+}
+
 /// The compact JSON of `JudgementOut::of(j, exchange)`, with `"line": N` first when given.
-pub(super) fn judgement(j: &Judgement<'_>, exchange: Option<&str>, line: Option<usize>) -> String {
+fn judgement(j: &Judgement<'_>, exchange: Option<&str>, line: Option<usize>) -> String {
     let mut out = Out(Vec::with_capacity(1024 * j.verdicts.len().max(1)));
     out.raw("{");
     if let Some(line) = line {
