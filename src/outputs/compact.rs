@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::judge::{Judgement, Verdict};
 use crate::run::stream::LineFormat;
+use crate::views::push_json_str;
 use crate::vocab::{Layer, Outcome, Protocol, Severity};
 
 /// One verdict in the compact record.
@@ -112,46 +113,35 @@ impl LineFormat for CompactLines {
 /// `serde_json::to_string(&CompactRecord {..})`, byte for byte, written straight into the
 /// line without serde's machinery (a test holds the two to the same bytes).
 fn record_json(line: usize, judgement: &Judgement<'_>) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(96 + 96 * judgement.verdicts.len());
+    use std::io::Write as _;
+    let mut out: Vec<u8> = Vec::with_capacity(96 + 96 * judgement.verdicts.len());
     let _ = write!(out, "{{\"line\":{line},\"verdicts\":[");
     for (i, v) in judgement.verdicts.iter().enumerate() {
         let c = CompactVerdict::of(v);
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        out.push_str("{\"protocol\":");
+        out.extend_from_slice(b"{\"protocol\":");
         push_json_str(&mut out, c.protocol.as_str());
-        out.push_str(",\"outcome\":");
+        out.extend_from_slice(b",\"outcome\":");
         push_json_str(&mut out, c.outcome.as_str());
-        out.push_str(",\"layer\":");
+        out.extend_from_slice(b",\"layer\":");
         push_json_str(&mut out, c.layer.into());
         if let Some(rule) = c.rule {
-            out.push_str(",\"rule\":");
+            out.extend_from_slice(b",\"rule\":");
             push_json_str(&mut out, rule);
         }
-        out.push_str(",\"findings\":[");
+        out.extend_from_slice(b",\"findings\":[");
         for (j, id) in c.findings.iter().enumerate() {
             if j > 0 {
-                out.push(',');
+                out.push(b',');
             }
             push_json_str(&mut out, id);
         }
         let _ = write!(out, "],\"errors\":{}}}", c.errors);
     }
-    out.push_str("]}");
-    out
-}
-
-/// A string as a JSON string literal, escaped as `serde_json` escapes it.
-fn push_json_str(out: &mut String, s: &str) {
-    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push_str(&serde_json::to_string(s).expect("strings serialize"));
-    } else {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-    }
+    out.extend_from_slice(b"]}");
+    String::from_utf8(out).expect("the record is written from text")
 }
 
 #[cfg(test)]
@@ -168,9 +158,12 @@ mod tests {
             "ctl\u{1}\n",
             "é😀\u{7f}",
         ] {
-            let mut out = String::new();
+            let mut out = Vec::new();
             push_json_str(&mut out, s);
-            assert_eq!(out, serde_json::to_string(s).unwrap());
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
         }
     }
 }

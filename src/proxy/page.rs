@@ -4,8 +4,9 @@
 //! stream of its own origin. The script opens `/events` and puts each exchange in the list as
 //! it arrives, in call order, the newest on top (judgements may finish out of order): number,
 //! method and tool, outcome, latency; opened, the verdict's summary, the deciding rule linked to
-//! the spec with its sentence quoted, the findings and the notes. A filter by outcome and by tool hides the others. Everything from the traffic is
-//! set as text (`textContent`), never as markup; the only links are `https://` spec URLs.
+//! the spec with its sentence quoted, the findings and the notes. A filter by outcome and by
+//! tool hides the others. Everything from the traffic is set as text (`textContent`), never as
+//! markup; the only links are `https://` spec URLs.
 
 use crate::outputs::check::html::{STYLE, escape};
 

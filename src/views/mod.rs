@@ -13,4 +13,5 @@ pub use verdict::{
     AdjustmentOut, CiteOut, CiteRole, DefaultOut, FindingOut, JudgementOut, OmittedOut, VerdictOut,
     classify_output_json_schema, judgement_json_pretty, omitted_message, place,
 };
+pub(crate) use verdict_json::push_json_str;
 pub use verdict_json::{judgement_json, judgement_json_line};

@@ -416,7 +416,7 @@ impl ExchangeFile {
         // text: `serde_json` reading bytes checks each string of the file on its own, which
         // cost a line of `classify --jsonl` about a tenth of its decoding. A file that is not
         // UTF-8 is read as bytes, for `serde_json`'s error and its position.
-        let parsed = match simdutf8::basic::from_utf8(bytes) {
+        let parsed = match crate::wire::utf8::text(bytes) {
             Ok(text) => serde_json::from_str(text),
             Err(_) => serde_json::from_slice(bytes),
         };
