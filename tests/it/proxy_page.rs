@@ -68,6 +68,10 @@ fn the_live_page_lists_calls_as_they_are_judged() {
     until(&s, ROWS, json!(["echo TOOL_SUCCESS"]));
     s.js("window.__marker = 1; return 0;");
     call(2, "add", json!({"a": "one", "b": 2}));
+    // The proxy numbers a call when the judge is told its answer ended, which the relay does
+    // after writing the answer to the client: a next call may overtake it. Call 3 waits for
+    // call 2's row, so that the order asserted is the page's, not that race's.
+    until(&s, ROWS, json!(["add TOOL_ERROR", "echo TOOL_SUCCESS"]));
     call(3, "echo", json!({"text": "after"}));
     until(
         &s,
