@@ -481,9 +481,10 @@ impl<'a> Cx<'a> {
                 let g = &self.setting.groups[group];
                 let slot = &self.setting.slots[group];
                 let instance = self.target_value(g.target, g.code)?;
-                let validator = slot.validator(self.protocol, &g.def)?;
                 // The specialised check decides "valid" alone; anything else goes to the full
-                // validator, whose errors (or lack of them) stand.
+                // validator, whose errors (or lack of them) stand. The full validator is looked
+                // up only then (its schemas are compiled on first need); a definition with a
+                // specialised check exists, so the lookup finds it.
                 let valid = match slot.fast(self.protocol, &g.def) {
                     Some(fast) => {
                         let valid = match instance {
@@ -491,17 +492,23 @@ impl<'a> Cx<'a> {
                             JsonRef::Tape(n) => fast.is_valid_tape(n),
                         };
                         debug_assert!(
-                            !valid || validator.is_valid(&instance.to_value()),
+                            !valid
+                                || slot
+                                    .validator(self.protocol, &g.def)
+                                    .is_some_and(|v| v.is_valid(&instance.to_value())),
                             "the fast schema check accepted what {} rejects: {instance}",
                             g.def
                         );
                         valid
                     }
-                    None => validator.is_valid(&instance.to_value()),
+                    None => slot
+                        .validator(self.protocol, &g.def)?
+                        .is_valid(&instance.to_value()),
                 };
                 if valid {
                     return Some(Vec::new());
                 }
+                let validator = slot.validator(self.protocol, &g.def)?;
                 // `jsonschema` is the authority on errors: it reads the parsed message.
                 let instance = match instance {
                     JsonRef::Value(v) => v,
