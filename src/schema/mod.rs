@@ -15,7 +15,7 @@ pub mod output;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::vocab::Protocol;
 use crate::wire::analysis::Candidate;
@@ -38,11 +38,11 @@ pub fn source(protocol: Protocol) -> &'static str {
 /// Compiled validators of one revision, keyed by definition name.
 pub struct RevisionSchemas {
     protocol: Protocol,
-    /// The full validators of every definition, compiled together on the first question only
-    /// they answer (an error to report, a definition without a specialised check): most
-    /// exchanges are decided valid by the specialised checks alone, and compiling both
-    /// revisions' schemas took a one-exchange run about three quarters of its instructions.
-    map: OnceLock<jsonschema::ValidatorMap>,
+    /// The full validator of each definition, compiled on the first question only it answers
+    /// (an error to report, a definition without a specialised check), and then alone: most
+    /// exchanges are decided valid by the specialised checks, and compiling every definition
+    /// of both revisions took a one-exchange run about three quarters of its instructions.
+    full: BTreeMap<String, OnceLock<Option<jsonschema::Validator>>>,
     root: Value,
     /// The specialised validity check of each definition, compiled on first use (`None` when
     /// the definition uses a keyword outside its subset).
@@ -95,19 +95,29 @@ impl std::fmt::Debug for RevisionSchemas {
 impl RevisionSchemas {
     /// The validator of `#/$defs/<name>`.
     pub fn def(&self, name: &str) -> Option<&jsonschema::Validator> {
-        let mut key = String::with_capacity(8 + name.len());
-        key.push_str("#/$defs/");
-        key.push_str(name);
-        self.map
-            .get_or_init(|| {
-                options().build_map(&self.root).unwrap_or_else(|e| {
-                    panic!(
-                        "schemas/{}: shipped schema does not compile: {e}",
-                        self.protocol
-                    )
-                })
-            })
-            .get(&key)
+        self.full
+            .get(name)?
+            .get_or_init(|| Some(self.compile(name)))
+            .as_ref()
+    }
+
+    /// The validator of `#/$defs/<name>`: the document with a `$ref` to the definition at its
+    /// root, so that what the definition refers to is compiled and nothing else.
+    fn compile(&self, name: &str) -> jsonschema::Validator {
+        let mut doc = Map::new();
+        if let Some(dialect) = self.root.get("$schema") {
+            doc.insert("$schema".into(), dialect.clone());
+        }
+        doc.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+        if let Some(defs) = self.root.get("$defs") {
+            doc.insert("$defs".into(), defs.clone());
+        }
+        options().build(&Value::Object(doc)).unwrap_or_else(|e| {
+            panic!(
+                "schemas/{}: shipped schema's {name} does not compile: {e}",
+                self.protocol
+            )
+        })
     }
 
     /// The JSON-RPC message the schema defines for `method`, if any.
@@ -182,7 +192,7 @@ static COMPILED: [OnceLock<RevisionSchemas>; 2] = [OnceLock::new(), OnceLock::ne
 fn load(p: Protocol) -> RevisionSchemas {
     let root: Value = serde_json::from_str(source(p))
         .unwrap_or_else(|e| panic!("schemas/{p}: shipped schema is not JSON: {e}"));
-    let fast = root
+    let fast: BTreeMap<String, OnceLock<Option<FastValidator>>> = root
         .get("$defs")
         .and_then(Value::as_object)
         .into_iter()
@@ -192,7 +202,7 @@ fn load(p: Protocol) -> RevisionSchemas {
     let messages = message_defs(&root);
     RevisionSchemas {
         protocol: p,
-        map: OnceLock::new(),
+        full: fast.keys().map(|k| (k.clone(), OnceLock::new())).collect(),
         root,
         fast,
         messages,
