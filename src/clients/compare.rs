@@ -165,11 +165,19 @@ fn first_line(s: &str, max: usize) -> String {
     cut
 }
 
-/// The POSTs `serve` recorded, in order.
+/// The POST records among `records`, in the order the POSTs arrived (their count). `serve`
+/// keeps a record once the answer is judged, after it is written, so a client's next call can
+/// be recorded before the answer that led to it: the order kept is not the order sent.
+fn in_post_order(records: &[DiagRecord]) -> Vec<&DiagRecord> {
+    let mut posts: Vec<&DiagRecord> = records.iter().filter(|r| r.post_count > 0).collect();
+    posts.sort_by_key(|r| r.post_count);
+    posts
+}
+
+/// The POSTs `serve` recorded, in the order they arrived.
 pub fn posts(records: &[DiagRecord]) -> Vec<PostSeen> {
-    records
-        .iter()
-        .filter(|r| r.post_count > 0)
+    in_post_order(records)
+        .into_iter()
         .map(|r| PostSeen {
             method: r.method.clone(),
             statuses: r.http_statuses.clone(),
@@ -233,8 +241,8 @@ fn action_words(r: &DiagRecord) -> String {
 /// The POSTs other than `tools/call` that got a non-2xx status, in words (`; tools/list got
 /// 503`): a client may fail a call because of one.
 fn other_failures(records: &[DiagRecord]) -> String {
-    records
-        .iter()
+    in_post_order(records)
+        .into_iter()
         .filter(|r| r.method.as_deref() != Some("tools/call") && failed_post(r))
         .map(|r| format!("; {}", got(r)))
         .collect()
@@ -269,9 +277,9 @@ fn ms_of_day(ts: &str) -> Option<i64> {
 /// Compares a driver's line with the records `serve` kept while the client ran.
 pub fn compare(driver: &Value, records: &[DiagRecord]) -> Compared {
     let concluded = conclusion(driver);
-    let calls: Vec<&DiagRecord> = records
-        .iter()
-        .filter(|r| r.post_count > 0 && r.method.as_deref() == Some("tools/call"))
+    let calls: Vec<&DiagRecord> = in_post_order(records)
+        .into_iter()
+        .filter(|r| r.method.as_deref() == Some("tools/call"))
         .collect();
     let verdict = match calls.last() {
         Some(last) => ServerVerdict {
@@ -291,7 +299,7 @@ pub fn compare(driver: &Value, records: &[DiagRecord]) -> Compared {
             ),
         },
         None => {
-            let why = match records.iter().find(|r| failed_post(r)) {
+            let why = match in_post_order(records).into_iter().find(|r| failed_post(r)) {
                 Some(r) => format!(" ({})", got(r)),
                 None => String::new(),
             };
@@ -451,6 +459,38 @@ mod tests {
             Some(
                 "threw Error vs JSONRPC_ERROR -32602 (do not retry): the error code did not reach the caller"
             )
+        );
+    }
+
+    #[test]
+    fn a_followed_up_call_is_judged_by_its_last_post_whatever_order_it_was_recorded_in() {
+        // The follow-up's answer is recorded first: the first answer's judgement ended later.
+        let mut first = call("INPUT_REQUIRED", 200, "follow_up", false, "");
+        first.post_count = 3;
+        let mut second = call("TOOL_SUCCESS", 200, "do_not_retry", false, "");
+        second.post_count = 4;
+        let mut list = DiagRecord::new(Side::Serve);
+        list.method = Some("tools/list".into());
+        list.post_count = 2;
+        list.http_statuses = vec![503];
+        let records = [second, list, first];
+        let c = compare(
+            &json!({"outcome": "returned", "result": {"isError": false}}),
+            &records,
+        );
+        assert_eq!(c.agreement, Agreement::Agrees, "{c:?}");
+        assert_eq!(c.verdict.outcome.as_deref(), Some("TOOL_SUCCESS"));
+        let seen: Vec<_> = posts(&records)
+            .into_iter()
+            .map(|p| (p.method.unwrap(), p.outcome))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("tools/list".to_string(), None),
+                ("tools/call".to_string(), Some("INPUT_REQUIRED".to_string())),
+                ("tools/call".to_string(), Some("TOOL_SUCCESS".to_string())),
+            ]
         );
     }
 

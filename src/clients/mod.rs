@@ -356,13 +356,12 @@ fn settled_log(log: &Path) -> Vec<DiagRecord> {
     let mut last_len = None;
     loop {
         let text = std::fs::read_to_string(log).unwrap_or_default();
-        let mut records: Vec<DiagRecord> = text
+        // In the order written, which is not the order the messages came in: the comparison
+        // orders them by their count.
+        let records: Vec<DiagRecord> = text
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
-        // A record is written once its reply is, and replies are written side by side: the
-        // order of the messages is that of their count.
-        records.sort_by_key(|r| r.post_count);
         let called = records
             .iter()
             .any(|r| r.method.as_deref() == Some("tools/call"));
