@@ -8,6 +8,7 @@ use super::sequence::sequence;
 use crate::check_api::{Cx, Eval, Hit, Params};
 use crate::vocab::pointer::escape;
 use crate::wire::jsonref::JsonRef;
+use crate::wire::tape::{Node, Tok};
 
 crate::check_api::declare_checks! {
     "meta_key_format" => meta_key_format, [], [], NONE,
@@ -101,6 +102,9 @@ const MAX_DEPTH: usize = 32;
 /// Whether [`walk`] would find a key: the same members visited to the same depth, no pointer
 /// built.
 fn any_bad(v: JsonRef<'_>, depth: usize) -> bool {
+    if let JsonRef::Tape(n) = v {
+        return any_bad_on_tape(n, depth);
+    }
     if depth > MAX_DEPTH {
         return false;
     }
@@ -111,9 +115,37 @@ fn any_bad(v: JsonRef<'_>, depth: usize) -> bool {
         if k == "_meta" {
             child.members().any(|(key, _)| !valid_meta_key(key))
         } else {
-            !DATA.contains(&k) && any_bad(child, depth + 1)
+            is_container(child) && !DATA.contains(&k) && any_bad(child, depth + 1)
         }
     })
+}
+
+/// [`any_bad`] on a tape, where most judgements' messages are: the same members visited to
+/// the same depth, through the tape's own iterators, and a member's name held against [`DATA`]
+/// only when its value could hold a `_meta` (an object or an array), since a scalar has no
+/// member to walk.
+fn any_bad_on_tape(n: Node<'_, '_>, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match n.tok() {
+        Tok::Array { .. } => n.items().any(|item| any_bad_on_tape(item, depth + 1)),
+        Tok::Object { .. } => n.members().any(|(k, child)| {
+            if k == "_meta" {
+                child.members().any(|(key, _)| !valid_meta_key(key))
+            } else {
+                matches!(child.tok(), Tok::Array { .. } | Tok::Object { .. })
+                    && !DATA.contains(&k)
+                    && any_bad_on_tape(child, depth + 1)
+            }
+        }),
+        _ => false,
+    }
+}
+
+/// Whether `v` is an object or an array, the only values [`any_bad`] goes into.
+fn is_container(v: JsonRef<'_>) -> bool {
+    v.is_object() || v.is_array()
 }
 
 fn walk(v: JsonRef<'_>, at: &mut String, out: &mut Vec<(String, String)>, depth: usize) {
