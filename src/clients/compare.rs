@@ -239,10 +239,10 @@ fn action_words(r: &DiagRecord) -> String {
 }
 
 /// The POSTs other than `tools/call` that got a non-2xx status, in words (`; tools/list got
-/// 503`): a client may fail a call because of one.
-fn other_failures(records: &[DiagRecord]) -> String {
-    in_post_order(records)
-        .into_iter()
+/// 503`): a client may fail a call because of one. `posts` are in the order they arrived.
+fn other_failures(posts: &[&DiagRecord]) -> String {
+    posts
+        .iter()
         .filter(|r| r.method.as_deref() != Some("tools/call") && failed_post(r))
         .map(|r| format!("; {}", got(r)))
         .collect()
@@ -277,8 +277,10 @@ fn ms_of_day(ts: &str) -> Option<i64> {
 /// Compares a driver's line with the records `serve` kept while the client ran.
 pub fn compare(driver: &Value, records: &[DiagRecord]) -> Compared {
     let concluded = conclusion(driver);
-    let calls: Vec<&DiagRecord> = in_post_order(records)
-        .into_iter()
+    let posts = in_post_order(records);
+    let calls: Vec<&DiagRecord> = posts
+        .iter()
+        .copied()
         .filter(|r| r.method.as_deref() == Some("tools/call"))
         .collect();
     let verdict = match calls.last() {
@@ -295,11 +297,11 @@ pub fn compare(driver: &Value, records: &[DiagRecord]) -> Compared {
                     Some(id) => format!(" with error finding {id}"),
                     None => String::new(),
                 },
-                other_failures(records)
+                other_failures(&posts)
             ),
         },
         None => {
-            let why = match in_post_order(records).into_iter().find(|r| failed_post(r)) {
+            let why = match posts.iter().find(|r| failed_post(r)) {
                 Some(r) => format!(" ({})", got(r)),
                 None => String::new(),
             };
