@@ -85,19 +85,25 @@ struct Prop {
 }
 
 /// A member name's length and first eight bytes: most names are told apart by these
-/// without comparing the strings.
+/// without comparing the strings, and a name of at most eight bytes is wholly in its key.
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
 struct Key(usize, u64);
 
 impl Key {
     fn of(name: &str) -> Key {
         let b = name.as_bytes();
-        let prefix = b
-            .iter()
-            .take(8)
-            .enumerate()
-            .fold(0u64, |acc, (i, &c)| acc | (u64::from(c) << (8 * i)));
+        let prefix = match b.get(..8) {
+            Some(first) => u64::from_le_bytes(first.try_into().expect("eight bytes")),
+            // The first byte lowest, as read from eight.
+            None => b.iter().rev().fold(0, |acc, &c| (acc << 8) | u64::from(c)),
+        };
         Key(b.len(), prefix)
+    }
+
+    /// Whether `name`, whose key this is, is the name `other` of this key: the same key says
+    /// so alone for a name of at most eight bytes.
+    fn names(self, name: &str, other: &str) -> bool {
+        self.0 <= 8 || name == other
     }
 }
 
@@ -229,7 +235,11 @@ impl FastValidator {
             let mut required_met = 0;
             let members_ok = v.all_members(|k, x| {
                 let key = Key::of(k);
-                match n.properties.iter().find(|p| p.key == key && *p.name == *k) {
+                match n
+                    .properties
+                    .iter()
+                    .find(|p| p.key == key && key.names(k, &p.name))
+                {
                     Some(p) => {
                         required_met += usize::from(p.required);
                         self.valid(p.schema, x, depth + 1)
