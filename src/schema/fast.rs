@@ -739,3 +739,33 @@ impl<'s> Compiler<'s> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+
+    /// A name of at most eight bytes is matched by its key alone, so no two such names may
+    /// share a key; a longer name's key is only a filter, its string still compared.
+    #[test]
+    fn a_short_name_is_told_apart_by_its_key_alone() {
+        let names = [
+            "", "a", "a\0", "\0a", "ab", "ba", "type", "typf", "text", "_meta", "isError",
+            "mimeType", "mimeTypf", "uri", "é", "e\u{301}",
+        ];
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i + 1..] {
+                assert!(Key::of(a) != Key::of(b), "{a:?} and {b:?} share a key");
+            }
+            assert!(Key::of(a) == Key::of(a) && Key::of(a).names(a, a));
+        }
+        let (long, other) = ("resultType", "resultTypo");
+        assert!(
+            Key::of(long) == Key::of(other),
+            "the same first eight bytes and length"
+        );
+        assert!(
+            !Key::of(long).names(long, other),
+            "a longer name is compared whole"
+        );
+    }
+}
